@@ -1,0 +1,62 @@
+# Lexery brain. Two commands on a fresh machine: `make demo` (embedded, no servers) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+DEMO_QUESTION ?= Скільки календарних днів триває щорічна основна відпустка?
+# The test suite runs on PostgreSQL + Redis (the production path, with a real Celery worker), then the
+# non-e2e tests once more on the embedded SQLite default.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: demo test serve install install-dev lint typecheck requirements migrate clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.base-installed: requirements/base.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements/base.txt
+	touch $@
+
+$(VENV)/.dev-installed: requirements/dev.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements/dev.txt
+	touch $@ $(VENV)/.base-installed
+
+install: $(VENV)/.base-installed
+install-dev: $(VENV)/.dev-installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --no-input -v 0
+
+demo: migrate
+	$(BIN)/python manage.py seed_demo > /dev/null
+	$(BIN)/python manage.py ingest_demo
+	$(BIN)/python manage.py ask "$(DEMO_QUESTION)"
+
+lint: install-dev
+	$(BIN)/ruff check .
+
+typecheck: install-dev
+	$(BIN)/mypy .
+
+test: lint typecheck
+	DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest
+	DATABASE_URL= $(BIN)/pytest -m "not e2e"
+
+serve: migrate
+	@echo "web on :$(PORT) + worker ($${CELERY_BROKER_URL:-embedded: tasks run inside the web process})"
+	@if [ -n "$$CELERY_BROKER_URL" ]; then \
+	  trap 'kill 0' INT TERM EXIT; \
+	  $(BIN)/celery -A lexery worker --pool=solo -Q stages,retrieval,assemble,llm -l INFO & \
+	  $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
+	else \
+	  $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
+	fi
+
+requirements: install-dev
+	for x in base dev prod; do extra=""; [ $$x != base ] && extra="--extra $$x"; \
+	  $(BIN)/pip-compile -q --strip-extras --no-emit-index-url $$extra -o requirements/$$x.txt pyproject.toml; done
+
+clean:
+	rm -rf var $(VENV)

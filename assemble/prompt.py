@@ -1,0 +1,65 @@
+"""The writer's prompt, legacy shape (flag OFF): soul + directives in the system prompt, the law as a
+``<kb_context>`` user turn, then the question. Pure: texts in, messages out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
+
+from llm.types import Message
+from pipeline.contracts import CoverageGap, SpecialistProfile
+
+WRITER_INSTRUCTIONS = (
+    "Відповідай українською мовою, лише на підставі джерел у <kb_context>. "
+    "Кожне твердження підкріплюй посиланням у формі «<акт> ст. <номер>», наприклад «КЗпП ст. 75», "
+    "і посилайся лише на статті з <kb_context>. Якщо джерел недостатньо або потрібного акта немає в базі знань, "
+    "скажи про це прямо і нічого не вигадуй."
+)
+
+
+@dataclass(frozen=True)
+class SourceBlock:
+    article_ref: str
+    r2_key: str
+    heading: str | None
+    text: str
+
+
+def render_source(block: SourceBlock) -> str:
+    head = f"{block.heading}\n" if block.heading else ""
+    return (f"<source ref={quoteattr(block.article_ref)} r2_key={quoteattr(block.r2_key)}>\n"
+            f"{head}{block.text}\n</source>")
+
+
+def render_kb_context(blocks: list[SourceBlock], coverage_gap: CoverageGap | None = None) -> str:
+    parts = ["<kb_context>", *(render_source(b) for b in blocks)]
+    if coverage_gap is not None and coverage_gap.acts:
+        names = "; ".join(a.get("title") or a.get("nreg", "") for a in coverage_gap.acts)
+        parts.append(f"<coverage_gap reason={quoteattr(coverage_gap.reason)}>{names}</coverage_gap>")
+    parts.append("</kb_context>")
+    return "\n".join(parts)
+
+
+def render_system_prompt(profile: SpecialistProfile) -> str:
+    parts = [p for p in (profile.soul.strip(), profile.role_skeleton.strip()) if p]
+    if profile.directives:
+        parts.append("Директиви:\n" + "\n".join(f"- {d}" for d in profile.directives))
+    if profile.red_lines.strip():
+        parts.append("Червоні лінії:\n" + profile.red_lines.strip())
+    if profile.response_contract.strip():
+        parts.append("Формат відповіді:\n" + profile.response_contract.strip())
+    parts.append(WRITER_INSTRUCTIONS)
+    return "\n\n".join(parts)
+
+
+def render_question(question: str) -> str:
+    return f"Питання: {question}"
+
+
+def legacy_messages(*, profile: SpecialistProfile, blocks: list[SourceBlock], question: str,
+                    coverage_gap: CoverageGap | None = None) -> list[Message]:
+    return [
+        Message("system", render_system_prompt(profile)),
+        Message("user", render_kb_context(blocks, coverage_gap)),
+        Message("user", render_question(question)),
+    ]

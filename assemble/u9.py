@@ -1,0 +1,137 @@
+"""U9 Assemble (seed 000): evidence → a bounded prompt context with provenance, under an exact token budget.
+
+Top-ranked snippets stay whole; a lower one that does not fit is cut at a sentence boundary, or dropped when
+the room left is too small to say anything. Each piece is tokenized once; a cut one once more after cutting."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+
+from assemble.budgets import MIN_USEFUL_TOKENS, budget_for
+from assemble.prompt import SourceBlock, render_kb_context, render_source
+from pipeline.contracts import (
+    AssembledPrompt,
+    CoverageGap,
+    EvidenceAssembly,
+    IncludedSnippet,
+    LawSourceRef,
+    QueryProfile,
+    SearchPlan,
+)
+
+TokenCounter = Callable[[str], int]
+_SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n+")
+
+
+def snippet_text(keys: list[str], texts: dict[str, str]) -> str | None:
+    parts = [texts[k] for k in keys if k in texts]
+    return "\n".join(parts) if parts else None
+
+
+def build_blocks(snippets: list[IncludedSnippet], texts: dict[str, str]) -> list[SourceBlock]:
+    """The same blocks U9 measured, rebuilt from storage (U10 reloads them: texts are never in the DB)."""
+    blocks = []
+    for s in snippets:
+        text = snippet_text(s.r2_keys, texts)
+        if text is None or s.article_ref is None:
+            continue
+        if s.truncated_to_chars is not None:
+            text = text[: s.truncated_to_chars]
+        blocks.append(SourceBlock(s.article_ref, s.r2_key, s.heading, text))
+    return blocks
+
+
+def _cut_to_fit(text: str, block_of: Callable[[str], SourceBlock], room: int, count: TokenCounter
+                ) -> tuple[str, int] | None:
+    """The longest sentence prefix whose block fits in ``room`` tokens, from per-sentence counts."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    overhead = count(render_source(block_of("")))
+    used, end = overhead, 0
+    pos = 0
+    for s in sentences:
+        cost = count(s) + 1
+        if used + cost > room:
+            break
+        used += cost
+        pos = text.find(s, pos) + len(s)
+        end = pos
+    if end == 0 or used < MIN_USEFUL_TOKENS:
+        return None
+    cut = text[:end]
+    return cut, count(render_source(block_of(cut)))
+
+
+def assemble_prompt(
+    *,
+    evidence: EvidenceAssembly,
+    profile: QueryProfile,
+    plan: SearchPlan,
+    texts: dict[str, str],
+    load_warnings: list[str],
+    budget_profile: str,
+    tokenizer_id: str,
+    count: TokenCounter,
+    now: datetime,
+    coverage_gap: CoverageGap | None = None,
+) -> tuple[AssembledPrompt, list[SourceBlock]]:
+    budget = budget_for(budget_profile, profile.mode)
+    warnings = list(load_warnings)
+    room = budget.law
+    snippets: list[IncludedSnippet] = []
+    blocks: list[SourceBlock] = []
+    for item in evidence.items:
+        if item.article_ref is None:
+            continue
+        text = snippet_text(item.r2_keys, texts)
+        if text is None:
+            warnings.append(f"evidence_excluded:{item.article_ref}")
+            continue
+        first_key = next(k for k in item.r2_keys if k in texts)
+
+        def block_of(t: str, _ref: str = item.article_ref, _key: str = first_key,
+                     _head: str | None = item.heading) -> SourceBlock:
+            return SourceBlock(_ref, _key, _head, t)
+
+        block = block_of(text)
+        tokens = count(render_source(block))
+        truncated: int | None = None
+        if tokens > room:
+            cut = _cut_to_fit(text, block_of, room, count)
+            if cut is None:
+                warnings.append(f"dropped_over_budget:{item.article_ref}")
+                continue
+            text, tokens = cut
+            truncated = len(text)
+            block = block_of(text)
+        room -= tokens
+        blocks.append(block)
+        snippets.append(IncludedSnippet(source=item.source, r2_key=first_key,
+                                        r2_keys=[k for k in item.r2_keys if k in texts],
+                                        article_ref=item.article_ref, heading=item.heading, rank=item.rank,
+                                        tokens=tokens, chars=len(text), truncated_to_chars=truncated))
+    kb_tokens = count(render_kb_context(blocks, coverage_gap))
+    channels = ["lldbi_chunks"] if snippets else []
+    meta = {
+        "mode": profile.mode,
+        "budget_profile": budget.profile,
+        "total_tokens_est": kb_tokens,
+        "channels_used": channels,
+        "triage_model": "deterministic",
+        "assembled_at": now.isoformat(),
+        "warnings": warnings,
+        "tokenizer": tokenizer_id,
+        "budget_tokens": {"total": budget.total_tokens, "law": budget.law, "memory": budget.memory,
+                          "doc": budget.doc, "history": budget.history},
+        "docs_probe": plan.docs_probe,
+        "assembler": "legacy",
+    }
+    refs = [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key,
+                         score=next(i.score for i in evidence.items if i.article_ref == s.article_ref))
+            for s in snippets]
+    law_chars = sum(s.chars for s in snippets)
+    prompt = AssembledPrompt(meta=meta, law_source_refs=refs,
+                             budget={"law_chars": law_chars, "memory_chars": 0, "doc_chars": 0, "history_chars": 0},
+                             snippets=snippets)
+    return prompt, blocks

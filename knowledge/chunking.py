@@ -1,0 +1,87 @@
+"""Split articles into chunks that keep their article reference. Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knowledge.text import normalize
+
+
+@dataclass(frozen=True)
+class Article:
+    act_nreg: str
+    act_title: str
+    act_abbrev: str | None
+    article: str
+    heading: str | None
+    text: str
+    url: str = ""
+
+    @property
+    def act_label(self) -> str:
+        return act_label(self.act_title, self.act_abbrev)
+
+    @property
+    def article_ref(self) -> str:
+        return article_ref(self.act_label, self.article)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    article: Article
+    ordinal: int
+    text: str
+
+    @property
+    def chunk_key(self) -> str:
+        return f"{self.article.act_nreg.lower()}#st{self.article.article}#c{self.ordinal}"
+
+
+def act_label(title: str, abbrev: str | None) -> str:
+    """How a citation names the act: its abbreviation, else «Закон «Про …»», else the title."""
+    if abbrev:
+        return abbrev
+    if title.startswith("Про "):
+        return f"Закон «{title}»"
+    return title
+
+
+def article_ref(act_label: str, article: str) -> str:
+    """The canonical citation form used everywhere: "КЗпП ст. 36"."""
+    return f"{act_label} ст. {article}"
+
+
+_SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+|\n+")
+
+
+def split_article(article: Article, *, max_chars: int, overlap_chars: int) -> list[Chunk]:
+    """Cut at paragraph/sentence boundaries into pieces of at most ``max_chars``; a short overlap keeps
+    the context of a part that continues the previous one. A single sentence longer than the bound is cut hard."""
+    if max_chars <= 0:
+        raise ValueError("max_chars must be positive")
+    # Normalise each paragraph on its own: normalize() turns every run of whitespace, newlines included,
+    # into one space, and the paragraph breaks are cut points.
+    text = "\n".join(p for p in (normalize(line) for line in article.text.split("\n")) if p)
+    if len(text) <= max_chars:
+        return [Chunk(article, 0, text)]
+    pieces: list[str] = []
+    for sentence in (s for s in _SENTENCE_END.split(text) if s.strip()):
+        while len(sentence) > max_chars:
+            pieces.append(sentence[:max_chars])
+            sentence = sentence[max_chars:]
+        pieces.append(sentence)
+    chunks: list[str] = []
+    current = ""
+    for piece in pieces:
+        candidate = f"{current} {piece}".strip() if current else piece
+        if len(candidate) <= max_chars:
+            current = candidate
+            continue
+        chunks.append(current)
+        tail = current[-overlap_chars:] if overlap_chars else ""
+        tail = tail[tail.find(" ") + 1:] if " " in tail else tail
+        current = f"{tail} {piece}".strip() if tail and len(tail) + len(piece) + 1 <= max_chars else piece
+    if current:
+        chunks.append(current)
+    return [Chunk(article, i, c) for i, c in enumerate(chunks)]

@@ -1,0 +1,128 @@
+"""The LLDBI collection in Qdrant: one point per chunk, a dense and a sparse (BM25) vector, refs in the payload.
+
+A local-path Qdrant can be opened by one process only. The web process never touches it (runs are enqueued,
+never retrieved in a request); workers and management commands open it lazily through ``get_client``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from knowledge.lexical import Sparse
+
+DENSE = "dense"
+LEXICAL = "lexical"
+_POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
+
+_client: QdrantClient | None = None
+_client_lock = threading.Lock()
+
+
+def get_client() -> QdrantClient:
+    global _client
+    with _client_lock:
+        if _client is None:
+            from django.conf import settings
+
+            if settings.QDRANT_URL:
+                _client = QdrantClient(url=settings.QDRANT_URL, api_key=settings.QDRANT_API_KEY or None)
+            else:
+                settings.QDRANT_PATH.mkdir(parents=True, exist_ok=True)
+                _client = QdrantClient(path=str(settings.QDRANT_PATH))
+                atexit.register(close_client)  # flush and unlock before the interpreter tears modules down
+        return _client
+
+
+def close_client() -> None:
+    """Release the local store so another process (a worker after an ingest) can open it."""
+    global _client
+    with _client_lock:
+        if _client is not None:
+            _client.close()
+            _client = None
+
+
+def point_id(chunk_key: str) -> str:
+    """Deterministic ids make re-ingestion an overwrite, never a duplicate."""
+    return str(uuid.uuid5(_POINT_NS, chunk_key))
+
+
+def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_indexes: bool) -> None:
+    if client.collection_exists(name):
+        return
+    client.create_collection(
+        name,
+        vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+        sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+    )
+    if payload_indexes:  # a Qdrant server filters faster with them; the local mode ignores them
+        for field in ("act_nreg_key", "article"):
+            client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
+
+
+@dataclass(frozen=True)
+class IndexedPoint:
+    chunk_key: str
+    dense: list[float]
+    sparse: Sparse
+    payload: dict[str, Any]
+
+
+def upsert(client: QdrantClient, name: str, points: list[IndexedPoint]) -> None:
+    client.upsert(
+        name,
+        points=[
+            models.PointStruct(
+                id=point_id(p.chunk_key),
+                vector={DENSE: p.dense,
+                        LEXICAL: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
+                payload=p.payload,
+            )
+            for p in points
+        ],
+        wait=True,
+    )
+
+
+def existing_ids(client: QdrantClient, name: str, ids: list[str]) -> set[str]:
+    if not ids or not client.collection_exists(name):
+        return set()
+    return {str(r.id) for r in client.retrieve(name, ids=ids, with_payload=False, with_vectors=False)}
+
+
+def _act_filter(act_keys: list[str]) -> models.Filter | None:
+    if not act_keys:
+        return None
+    return models.Filter(must=[models.FieldCondition(key="act_nreg_key", match=models.MatchAny(any=act_keys))])
+
+
+def dense_search(client: QdrantClient, name: str, *, vector: list[float], act_keys: list[str],
+                 limit: int) -> list[tuple[dict[str, Any], float]]:
+    result = client.query_points(name, query=vector, using=DENSE, query_filter=_act_filter(act_keys),
+                                 limit=limit, with_payload=True)
+    return [(dict(p.payload or {}), float(p.score)) for p in result.points]
+
+
+def lexical_search(client: QdrantClient, name: str, *, sparse: Sparse, act_keys: list[str],
+                   limit: int) -> list[tuple[dict[str, Any], float]]:
+    if not sparse.indices:
+        return []
+    result = client.query_points(name, query=models.SparseVector(indices=sparse.indices, values=sparse.values),
+                                 using=LEXICAL, query_filter=_act_filter(act_keys), limit=limit, with_payload=True)
+    return [(dict(p.payload or {}), float(p.score)) for p in result.points]
+
+
+def article_chunks(client: QdrantClient, name: str, *, act_keys: list[str], article: str,
+                   limit: int = 20) -> list[dict[str, Any]]:
+    """The exact path: every chunk of the named article(s), no similarity involved."""
+    must: list[models.Condition] = [models.FieldCondition(key="article", match=models.MatchValue(value=article))]
+    if act_keys:
+        must.append(models.FieldCondition(key="act_nreg_key", match=models.MatchAny(any=act_keys)))
+    points, _ = client.scroll(name, scroll_filter=models.Filter(must=must), limit=limit, with_payload=True)
+    return [dict(p.payload or {}) for p in points]

@@ -1,0 +1,51 @@
+"""Pure text helpers for Ukrainian legal text: normalisation, word splitting, lemmas, article references."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"[0-9A-Za-zА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
+_APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
+
+# Words that carry no legal meaning in a question; kept short on purpose (lemmas, lower case).
+STOPWORDS = frozenset(
+    """і й та а але або чи що як який яка яке які де коли скільки чому хто що-небудь це цей ця ці той
+    та також в у на до з із зі від для про по при за під над між через без не ні так бути мати могти
+    якщо то ж же лише тільки ще вже свій його її їх він вона воно вони я ти ми ви себе весь кожний
+    стаття частина пункт закон україна кодекс""".split()
+)
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def words(text: str) -> list[str]:
+    return [w.strip("-'").lower() for w in _WORD.findall(normalize(text)) if w.strip("-'")]
+
+
+@lru_cache(maxsize=1)
+def _morph():  # type: ignore[no-untyped-def]
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer(lang="uk")
+
+
+@lru_cache(maxsize=200_000)
+def lemma(word: str) -> str:
+    if word.isdigit() or len(word) < 3:
+        return word
+    return str(_morph().parse(word)[0].normal_form)
+
+
+def content_lemmas(text: str) -> list[str]:
+    """Lemmas of the meaningful words, in order (duplicates kept: term frequency matters)."""
+    out = []
+    for w in words(text):
+        lem = lemma(w)
+        if lem not in STOPWORDS and not (len(lem) < 3 and not lem.isdigit()):
+            out.append(lem)
+    return out

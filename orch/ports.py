@@ -1,0 +1,65 @@
+"""The I/O the stages need, built in the shell and handed to pure code: the act lexicon, the LLDBI search port,
+the snippet store, the LLM gateway. Built lazily: a stage that needs no Qdrant never opens it."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Max
+
+from knowledge import index
+from knowledge.embeddings import Embedder, default_embedder
+from knowledge.lexical import query_vector
+from knowledge.models import Act
+from knowledge.snippets import SnippetStore
+from pipeline.lexicon import ActLexicon
+
+_lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
+
+
+def load_lexicon() -> ActLexicon:
+    """The catalog as a lexicon, rebuilt only when the Act table changed (lemmatising titles is not free)."""
+    stamp = tuple(Act.objects.aggregate(n=Count("id"), t=Max("updated_at")).values())
+    if stamp not in _lexicon_cache:
+        _lexicon_cache.clear()
+        rows = list(Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed"))
+        _lexicon_cache[stamp] = ActLexicon.build(rows)
+    return _lexicon_cache[stamp]
+
+
+class QdrantSearchPort:
+    def __init__(self, embedder: Embedder | None = None, collection: str | None = None) -> None:
+        self._embedder = embedder
+        self.collection = collection or settings.LLDBI_COLLECTION
+        self._query_cache: dict[str, list[float]] = {}
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._embedder or default_embedder()
+
+    @property
+    def embed_model(self) -> str:
+        return self.embedder.name
+
+    def _vector(self, query: str) -> list[float]:
+        if query not in self._query_cache:  # a plan often runs the same question with and without filters
+            self._query_cache[query] = self.embedder.embed([query])[0].tolist()
+        return self._query_cache[query]
+
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        return index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
+                                  act_keys=[a.lower() for a in act_nregs], limit=limit)
+
+    def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
+                                    act_keys=[a.lower() for a in act_nregs], limit=limit)
+
+    def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]:
+        return index.article_chunks(index.get_client(), self.collection, act_keys=[a.lower() for a in act_nregs],
+                                    article=article)
+
+
+def snippet_store() -> SnippetStore:
+    return SnippetStore()

@@ -1,0 +1,153 @@
+"""The one shell every stage task runs: load, guard, call the stage, persist section + event in one
+transaction, ask ORCH, enqueue the next stage on commit. Idempotent per (run, stage, attempt)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from assemble.tokenizer import count_tokens, encoding_name_for_model
+from flags.selectors import flags_snapshot
+from lexery.logging import bind_run
+from llm.gateway import LlmGateway
+from orch import ports
+from orch.dispatch import enqueue_stage
+from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
+from orch.runners import RUNNERS, StageConfig, StageEnv
+from pipeline.contracts import SpecialistProfile
+from pipeline.document import apply
+from runs.models import Run, RunContext, StageEvent
+
+logger = logging.getLogger(__name__)
+
+
+class ContextConflict(Exception):
+    """The document changed while the stage computed: another writer raced this one."""
+
+
+def limits() -> Limits:
+    return Limits(max_steps=settings.RUN_MAX_STEPS, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
+                  u11_write_retry_max=settings.U11_DIRECT_WRITE_RETRY_MAX)
+
+
+def stage_config() -> StageConfig:
+    return StageConfig(question_max_chars=settings.QUESTION_MAX_CHARS, top_k=settings.RETRIEVAL_TOP_K,
+                       min_hits=settings.GATE_MIN_HITS, evidence_max_items=settings.EVIDENCE_MAX_ITEMS,
+                       budget_profile=settings.U9_BUDGET_PROFILE, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
+                       writer_model=settings.LLM_WRITER_MODEL, writer_max_tokens=settings.LLM_WRITER_MAX_TOKENS,
+                       provider=settings.LLM_PROVIDER)
+
+
+def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
+    sp = run.specialist
+    profile = SpecialistProfile(slug=sp.slug, name=sp.name, soul=sp.soul, role_skeleton=sp.role_skeleton,
+                                directives=[str(d) for d in sp.directives or []], red_lines=sp.red_lines,
+                                response_contract=sp.response_contract)
+    model = settings.LLM_WRITER_MODEL
+    search = ports.QdrantSearchPort()
+    # Flags are resolved once, at U1, and snapshotted on the run so retries route the same way.
+    flags = flags_snapshot(specialist=sp) if stage == "U1" else dict(run.flags)
+    return StageEnv(
+        run_id=str(run.id), attempt=attempt, question=run.question, specialist=profile, flags=flags, now=now,
+        config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
+        count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
+        gateway=lambda: LlmGateway(str(run.id), stage, attempt),
+    )
+
+
+def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | None:
+    """Claim (run, stage, attempt). None when there is nothing to do: done already, or the run has ended."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().select_related("specialist").get(pk=run_id)
+        if run.status in (*Run.TERMINAL, Run.Status.AWAITING_CLARIFICATION):
+            logger.info("run not runnable; stage skipped", extra={"status": run.status})
+            return None
+        event = StageEvent.objects.filter(run=run, stage=stage, attempt=attempt).first()
+        if event is not None and event.outcome != StageEvent.Outcome.RUNNING:
+            logger.info("stage attempt already finished; redelivery ignored")
+            return None
+        if event is None:
+            run.steps += 1
+            event = StageEvent.objects.create(run=run, stage=stage, attempt=attempt, step=run.steps,
+                                              started_at=timezone.now())
+        if run.status == Run.Status.QUEUED:
+            run.status, run.started_at = Run.Status.RUNNING, timezone.now()
+        run.current_stage = stage
+        run.save(update_fields=["steps", "status", "started_at", "current_stage", "updated_at"])
+        return run, event
+
+
+def _finish_event(event: StageEvent, outcome: str, started: float, decision: Decision | None,
+                  detail: dict[str, object]) -> None:
+    event.outcome = outcome
+    event.finished_at = timezone.now()
+    event.duration_ms = int((time.monotonic() - started) * 1000)
+    if decision is not None:
+        event.next_action, event.decided_by, event.reason = decision.action, decision.decided_by, decision.reason[:300]
+    event.detail = detail
+    event.save()
+
+
+def _apply_decision(run: Run, decision: Decision) -> None:
+    stage = decision.next_stage
+    if stage is not None:
+        attempt = StageEvent.objects.filter(run=run, stage=stage).count() + 1
+        enqueue_stage(str(run.id), stage, attempt)
+        return
+    run.finished_at = timezone.now()
+    if decision.action == DONE:
+        run.status = Run.Status.DONE
+    elif decision.action == ASK_CLARIFICATION:
+        run.status, run.finished_at = Run.Status.AWAITING_CLARIFICATION, None
+    elif decision.action == FAIL:
+        run.status, run.error = Run.Status.FAILED, decision.reason
+    run.save(update_fields=["status", "error", "finished_at", "updated_at"])
+
+
+def execute_stage(run_id: str, stage: str, attempt: int) -> None:
+    with bind_run(run_id, stage):
+        claimed = _begin(run_id, stage, attempt)
+        if claimed is None:
+            return
+        run, event = claimed
+        started = time.monotonic()
+        snapshot = RunContext.objects.get(run_id=run_id)
+        try:
+            result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
+        except Exception as exc:
+            logger.exception("stage failed")
+            with transaction.atomic():
+                run = Run.objects.select_for_update().get(pk=run_id)
+                decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
+                _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
+                if not run.is_terminal:
+                    _apply_decision(run, decision)
+            return
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=run_id)
+            ctx = RunContext.objects.select_for_update().get(run_id=run_id)
+            if ctx.version != snapshot.version:
+                raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
+            if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
+                _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
+                return
+            document = apply(ctx.document, write=result.write)
+            attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
+            decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
+                                        steps=run.steps, limits=limits()))
+            document = apply(document, mask=decision.mask, reset=decision.reset)
+            ctx.document, ctx.version = document, ctx.version + 1
+            ctx.save(update_fields=["document", "version", "updated_at"])
+            if stage == "U1":
+                run.flags = dict(result.detail.get("flags", {}))
+                run.save(update_fields=["flags", "updated_at"])
+            _finish_event(event, StageEvent.Outcome.OK, started, decision, result.detail)
+            _apply_decision(run, decision)
+        logger.info("stage done", extra={"next": decision.action, "reason": decision.reason,
+                                         "duration_ms": event.duration_ms})

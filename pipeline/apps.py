@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class PipelineConfig(AppConfig):
+    name = "pipeline"

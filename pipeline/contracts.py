@@ -1,0 +1,260 @@
+"""Typed, frozen RunContext sections. A stage reads sections and returns new ones; the DB document is their
+serialized union (``RunContext.document``) with a version number. Names follow the seeds."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+# --- U1 ---------------------------------------------------------------------------------------------------
+class SpecialistProfile(Section):
+    slug: str
+    name: str = ""
+    soul: str = ""
+    role_skeleton: str = ""
+    directives: list[str] = Field(default_factory=list)
+    red_lines: str = ""
+    response_contract: str = ""
+
+
+class Intake(Section):
+    question: str
+    normalized: str
+    specialist: SpecialistProfile
+    received_at: str
+
+
+# --- U2 ---------------------------------------------------------------------------------------------------
+class ActCue(Section):
+    nreg: str
+    title: str
+    label: str  # what to print in a citation: the abbreviation, else the title
+    matched: str  # the words of the question that named it
+    how: Literal["nreg", "abbreviation", "title", "alias"]
+    indexed: bool
+
+
+class ArticleRefCue(Section):
+    article: str
+    part: str | None = None
+    act_nreg: str | None = None  # bound when an act is named right after the reference
+    matched: str
+
+
+class QueryProfile(Section):
+    mode: Literal["law", "mixed", "memory"]
+    law_only: bool
+    act_hints: list[ActCue] = Field(default_factory=list)
+    article_refs: list[ArticleRefCue] = Field(default_factory=list)
+    goals: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    complexity: Literal["simple", "moderate", "complex"]
+
+
+# --- U3 ---------------------------------------------------------------------------------------------------
+class SearchStep(Section):
+    kind: Literal["hybrid", "exact_article"]
+    query: str
+    act_filter: list[str] = Field(default_factory=list)  # nregs
+    article: str | None = None
+    limit: int
+
+
+class SearchPlan(Section):
+    steps: list[SearchStep]
+    channels: list[str]
+    docs_probe: bool  # decided here, not after the fact (DESIGN §3 rule 9)
+
+
+# --- U4 ---------------------------------------------------------------------------------------------------
+class Hit(Section):
+    chunk_key: str
+    act_nreg: str
+    act_title: str
+    act_label: str
+    article: str
+    article_ref: str
+    heading: str | None = None
+    r2_key: str
+    ordinal: int
+    score: float
+    channel: str
+    step: int
+
+
+class RawHits(Section):
+    hits: list[Hit] = Field(default_factory=list)
+
+
+class TraceStep(Section):
+    step: int
+    kind: str
+    query: str
+    act_filter: list[str]
+    n_hits: int
+    latency_ms: float
+    error: str | None = None
+
+
+class RetrievalTrace(Section):
+    attempt: int
+    embed_model: str
+    steps: list[TraceStep]
+    seeded: bool = False
+
+
+# --- U5 / U6 ----------------------------------------------------------------------------------------------
+SupportLevel = Literal["strong", "partial", "weak", "none"]
+
+
+class GateDecision(Section):
+    expand: bool
+    reason: str
+    support_level: SupportLevel
+    top_score: float = 0.0
+    covered_goals: int = 0
+    total_goals: int = 0
+
+
+class RetrievalRetryRequest(Section):
+    state: Literal["pending", "applied", "deferred", "exhausted"]
+    reason: str
+    seeded_queries: list[str] = Field(default_factory=list)
+    act_hints: list[str] = Field(default_factory=list)
+    attempt: int
+    max: int
+    requested_at: str
+    updated_at: str
+
+
+class DoclistTrace(Section):
+    resolutions: list[dict[str, Any]] = Field(default_factory=list)
+    note: str = ""
+
+
+class CoverageGap(Section):
+    reason: str
+    acts: list[dict[str, str]] = Field(default_factory=list)
+
+
+# --- U7 / U8 ----------------------------------------------------------------------------------------------
+class EvidenceItem(Section):
+    source: Literal["lldbi", "memory", "doc", "history"]
+    rank: int
+    score: float
+    act_nreg: str | None = None
+    act_label: str | None = None
+    article: str | None = None
+    article_ref: str | None = None
+    heading: str | None = None
+    r2_keys: list[str]
+    channels: list[str] = Field(default_factory=list)
+
+
+class EvidenceAssembly(Section):
+    items: list[EvidenceItem]
+    support_level: SupportLevel
+    dropped: int = 0
+
+
+class ApplicableNorm(Section):
+    article_ref: str
+    act_nreg: str
+    article: str
+    heading: str | None = None
+    why: str
+
+
+class LegalReasoning(Section):
+    issues: list[str]
+    applicable_norms: list[ApplicableNorm]
+    conclusion_outline: list[str]
+
+
+# --- U9 (seed 000 shape, extended only additively) --------------------------------------------------------
+class LawSourceRef(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    article_ref: str
+    r2_key: str
+    score: float
+
+
+class IncludedSnippet(Section):
+    source: Literal["lldbi", "memory", "doc", "history"]
+    r2_key: str
+    r2_keys: list[str]  # the article's chunks in order; r2_key is the first
+    article_ref: str | None
+    heading: str | None = None
+    rank: int
+    tokens: int
+    chars: int
+    truncated_to_chars: int | None = None  # set when cut at a sentence boundary
+
+
+class AssembledPrompt(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    meta: dict[str, Any]
+    law_source_refs: list[LawSourceRef] = Field(alias="lawSourceRefs")
+    budget: dict[str, int]
+    snippets: list[IncludedSnippet] = Field(default_factory=list)
+    layer_manifest: list[dict[str, Any]] | None = None
+
+
+# --- U10 / U11 / U12 --------------------------------------------------------------------------------------
+class Citation(Section):
+    article_ref: str
+    act_nreg: str | None = None
+    article: str | None = None
+
+
+class Draft(Section):
+    text: str
+    citations: list[Citation]
+    provider: str
+    model: str
+    attempt: int
+
+
+class CitationCheck(Section):
+    article_ref: str
+    status: Literal["supported", "not_in_evidence", "unknown_act"]
+
+
+class VerifyResult(Section):
+    verdict: Literal["complete", "retry_write", "fail"]
+    citations: list[CitationCheck]
+    coverage_gap: CoverageGap | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class Answer(Section):
+    text: str
+    citations: list[Citation]
+    support_level: SupportLevel
+    coverage_gap: CoverageGap | None = None
+    removed_citations: list[str] = Field(default_factory=list)
+
+
+SECTION_TYPES: dict[str, type[BaseModel]] = {
+    "intake": Intake,
+    "query_profile": QueryProfile,
+    "search_plan": SearchPlan,
+    "raw_hits": RawHits,
+    "retrieval_trace": RetrievalTrace,
+    "gate_decision": GateDecision,
+    "retrieval_retry_request": RetrievalRetryRequest,
+    "doclist_trace": DoclistTrace,
+    "evidence_assembly": EvidenceAssembly,
+    "legal_reasoning": LegalReasoning,
+    "assembled_prompt": AssembledPrompt,
+    "draft": Draft,
+    "verify_result": VerifyResult,
+    "answer": Answer,
+    "coverage_gap": CoverageGap,
+}

@@ -1,0 +1,75 @@
+"""The act lexicon U2 matches questions against: abbreviations, titles and aliases of catalog acts.
+Built once from the catalog by the shell and passed in as plain data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from knowledge.chunking import act_label
+from knowledge.text import lemma, words
+
+# Title words that say nothing about which act is meant.
+_GENERIC = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
+PRO = "про"  # kept only to anchor a one-word law title ("Про відпустки"), see ActLexicon.build
+
+
+@dataclass(frozen=True)
+class LexiconEntry:
+    nreg: str
+    title: str
+    abbreviations: tuple[str, ...]
+    name_forms: tuple[tuple[str, ...], ...]  # lemma sequences of the title and aliases
+    indexed: bool
+
+    @property
+    def label(self) -> str:
+        return act_label(self.title, self.abbreviations[0] if self.abbreviations else None)
+
+
+def lemma_seq(text: str, keep: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    return tuple(lemma(w) for w in words(text) if lemma(w) not in _GENERIC or lemma(w) in keep)
+
+
+@dataclass(frozen=True)
+class ActLexicon:
+    entries: tuple[LexiconEntry, ...] = ()
+    by_nreg: dict[str, LexiconEntry] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def build(cls, rows: Iterable[Mapping[str, Any]]) -> ActLexicon:
+        entries = []
+        for r in rows:
+            title = str(r.get("title") or "")
+            forms = {lemma_seq(title)} if title else set()
+            for alias in r.get("aliases") or []:  # type: ignore[attr-defined]
+                forms.add(lemma_seq(str(alias)))
+            forms = {f for f in forms if len(f) >= 2}  # one-word names ("кодекс") match everything
+            subject = lemma_seq(title)
+            if title.startswith("Про ") and len(subject) == 1:  # «Про відпустки»: the phrase "про відпустки"
+                forms.add((PRO, *subject))
+            abbrevs = tuple(str(a) for a in (r.get("abbreviations") or []))  # type: ignore[attr-defined]
+            entries.append(LexiconEntry(str(r["nreg"]), title, abbrevs, tuple(sorted(forms)),
+                                        bool(r.get("indexed"))))
+        return cls(tuple(entries), {e.nreg.lower(): e for e in entries})
+
+    def get(self, nreg: str) -> LexiconEntry | None:
+        return self.by_nreg.get(nreg.lower())
+
+    def label_index(self) -> dict[str, LexiconEntry]:
+        """Every printable label (abbreviations and «Закон «…»» labels) → entry, for citation parsing."""
+        out: dict[str, LexiconEntry] = {}
+        for e in self.entries:
+            out.setdefault(e.label, e)
+            for a in e.abbreviations:
+                out.setdefault(a, e)
+        return out
+
+
+_NREG = re.compile(r"\b\d{1,5}[кk]?(?:/\d{2,4})?-(?:[ІIVX]+|вр|ВР|\d{2}|\d{4}-п)\b", re.I)
+
+
+def find_nregs(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _NREG.finditer(text)]

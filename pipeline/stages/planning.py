@@ -1,0 +1,24 @@
+"""U3 Planning: which searches to run, with which act filters and channels. Pure."""
+
+from __future__ import annotations
+
+from pipeline.contracts import QueryProfile, SearchPlan, SearchStep
+
+
+def plan_search(*, question: str, profile: QueryProfile, top_k: int,
+                extra_queries: tuple[str, ...] = (), extra_acts: tuple[str, ...] = ()) -> SearchPlan:
+    indexed_acts = [c.nreg for c in profile.act_hints if c.indexed] + [a for a in extra_acts]
+    indexed_acts = list(dict.fromkeys(indexed_acts))
+    steps: list[SearchStep] = []
+    for ref in profile.article_refs:
+        acts = [ref.act_nreg] if ref.act_nreg else indexed_acts
+        steps.append(SearchStep(kind="exact_article", query=ref.matched, act_filter=acts, article=ref.article,
+                                limit=top_k))
+    steps.append(SearchStep(kind="hybrid", query=question, act_filter=indexed_acts, limit=top_k))
+    if indexed_acts and not profile.article_refs:
+        # A named act narrows the search; a smaller unfiltered pass guards against a wrongly named act.
+        steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))
+    for q in extra_queries:
+        steps.append(SearchStep(kind="hybrid", query=q, act_filter=indexed_acts, limit=top_k))
+    channels = ["lldbi_chunks"] if profile.law_only else ["lldbi_chunks", "docs"]
+    return SearchPlan(steps=steps, channels=channels, docs_probe=not profile.law_only)

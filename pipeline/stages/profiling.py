@@ -1,0 +1,91 @@
+"""U2 Query profiling: explicit article references, act cues, mode, goals and complexity. Pure."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.text import content_lemmas, lemma, words
+from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
+from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_seq
+
+_ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
+             "восьм": "8", "дев'ят": "9", "десят": "10"}
+_PART = r"(?:ч\.\s*|частин[аиіуоюі]*\s+)(?P<part>\d+|[а-яіїєґ']+)\s*"
+_ARTICLE = re.compile(
+    rf"(?:{_PART})?(?:ст\.|статт(?:я|і|ю|ею|ях|ям|ями)|статей)\s*(?P<num>\d+(?:[-‑–]\d+)?)"
+    r"(?:\s*(?:,|та|і|й)\s*(?P<num2>\d+(?:[-‑–]\d+)?))?",
+    re.I,
+)
+_DOC_WORDS = frozenset({"мій", "мого", "моєму", "договір", "документ", "файл", "додаток", "скан", "вкладення"})
+_MEMORY_WORDS = frozenset({"раніше", "минулого", "попередньо", "згадував", "казав", "писав"})
+
+
+def _part_number(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    if raw.isdigit():
+        return raw
+    for stem, n in _ORDINALS.items():
+        if raw.lower().startswith(stem):
+            return n
+    return None
+
+
+def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
+    """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
+    found: dict[str, tuple[ActCue, int]] = {}
+
+    def add(entry_nreg: str, matched: str, how: str, pos: int) -> None:
+        entry = lexicon.get(entry_nreg)
+        if entry is None or entry.nreg in found:
+            return
+        found[entry.nreg] = (ActCue(nreg=entry.nreg, title=entry.title, label=entry.label, matched=matched,
+                                    how=how, indexed=entry.indexed), pos)  # type: ignore[arg-type]
+
+    for nreg, start, _ in find_nregs(text):
+        add(nreg, nreg, "nreg", start)
+    tokens = [(m.group(0), m.start()) for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
+    for entry in lexicon.entries:
+        for abbrev in entry.abbreviations:
+            for tok, pos in tokens:
+                same = tok == abbrev if len(abbrev) <= 2 else tok.lower() == abbrev.lower()
+                if same:
+                    add(entry.nreg, tok, "abbreviation", pos)
+    q_plain = lemma_seq(text)
+    q_pro = lemma_seq(text, keep=frozenset({PRO}))  # for "про"-anchored law titles only
+    pos_plain = [pos for tok, pos in tokens if lemma(tok.lower()) in set(q_plain)]
+    pos_pro = [pos for tok, pos in tokens if lemma(tok.lower()) in set(q_pro)]
+    for entry in lexicon.entries:
+        for form in entry.name_forms:
+            q_seq, positions = (q_pro, pos_pro) if form[0] == PRO else (q_plain, pos_plain)
+            n = len(form)
+            for i in range(len(q_seq) - n + 1):
+                if q_seq[i:i + n] == form:
+                    add(entry.nreg, " ".join(form), "title", positions[i] if i < len(positions) else 0)
+                    break
+    return sorted(found.values(), key=lambda cp: cp[1])
+
+
+def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
+    text = intake.normalized
+    cues = _act_cues(text, lexicon)
+    refs: list[ArticleRefCue] = []
+    for m in _ARTICLE.finditer(text):
+        # An act named right after the reference ("ст. 36 КЗпП") binds to it; else the nearest earlier cue.
+        after = [c for c, pos in cues if m.end() <= pos <= m.end() + 60]
+        before = [c for c, pos in cues if pos < m.start()]
+        candidates = after or before[-1:]
+        bound = candidates[0] if candidates else None
+        for num in filter(None, (m.group("num"), m.group("num2"))):
+            refs.append(ArticleRefCue(article=re.sub(r"[‑–]", "-", num), part=_part_number(m.group("part")),
+                                      act_nreg=bound.nreg if bound else None, matched=m.group(0)))
+    vocab = {w.lower() for w in words(text)}
+    mentions_docs = bool(vocab & _DOC_WORDS)
+    mentions_memory = bool(vocab & _MEMORY_WORDS)
+    mode = "memory" if mentions_memory and not cues and not refs else ("mixed" if mentions_docs else "law")
+    goals = [g.strip() for g in re.split(r"(?<=\?)\s+|;\s+", text) if len(g.strip()) > 3] or [text]
+    keywords = list(dict.fromkeys(content_lemmas(text)))
+    score = len(goals) + len(cues) + (len(keywords) > 12)
+    complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
+    return QueryProfile(mode=mode, law_only=mode == "law", act_hints=[c for c, _ in cues], article_refs=refs,
+                        goals=goals, keywords=keywords, complexity=complexity)  # type: ignore[arg-type]

@@ -1,0 +1,46 @@
+"""U5 Gate: is the evidence enough to write from? A reasoned decision from hit scores, the agreement of the
+two retrieval signals, and whether the acts and articles the question names were found. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.contracts import GateDecision, QueryProfile, RawHits, RetrievalTrace
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    min_hits: int = 2
+    top_n: int = 5
+
+
+def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, policy: GatePolicy) -> GateDecision:
+    top = hits.hits[: policy.top_n]
+    top_score = top[0].score if top else 0.0
+    total_goals = len(profile.goals)
+    missing_acts = [c for c in profile.act_hints if not c.indexed]
+    if missing_acts:
+        return GateDecision(expand=True, reason="act_not_indexed", support_level="weak" if top else "none",
+                            top_score=top_score, total_goals=total_goals)
+    if not top:
+        failed = trace is not None and any(s.error for s in trace.steps)
+        return GateDecision(expand=True, reason="retrieval_error" if failed else "no_hits", support_level="none",
+                            total_goals=total_goals)
+    found_refs = {(h.act_nreg.lower(), h.article) for h in hits.hits if h.channel == "exact"}
+    for ref in profile.article_refs:
+        if not any(a == ref.article and (ref.act_nreg is None or n == ref.act_nreg.lower()) for n, a in found_refs):
+            return GateDecision(expand=True, reason="named_article_missing", support_level="partial",
+                                top_score=top_score, total_goals=total_goals)
+    named = {c.nreg.lower() for c in profile.act_hints}
+    if named and not any(h.act_nreg.lower() in named for h in top):
+        return GateDecision(expand=True, reason="named_act_not_in_hits", support_level="partial",
+                            top_score=top_score, total_goals=total_goals)
+    if len(hits.hits) < policy.min_hits:
+        return GateDecision(expand=True, reason="too_few_hits", support_level="weak", top_score=top_score,
+                            total_goals=total_goals)
+    exact = any(h.channel == "exact" for h in top)
+    agreed = sum(1 for h in top[:3] if h.channel == "dense+lexical")
+    support = "strong" if exact or agreed >= 1 else "partial"
+    return GateDecision(expand=False, reason="exact_article_found" if exact else "evidence_sufficient",
+                        support_level=support, top_score=top_score, covered_goals=total_goals,  # type: ignore[arg-type]
+                        total_goals=total_goals)

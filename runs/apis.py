@@ -1,0 +1,97 @@
+"""The REST API: one view per operation, nested input/output serializers, access through the org selectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from runs.selectors import run_events, run_get_for_org, run_view
+from runs.services import RunInputError, run_create, specialist_get_for_org
+
+
+def _org(request: Request) -> Any:
+    return request.user.org  # type: ignore[union-attr]
+
+
+class CitationSerializer(serializers.Serializer):
+    act_nreg = serializers.CharField(allow_null=True)
+    article = serializers.CharField(allow_null=True)
+    article_ref = serializers.CharField()
+
+
+class RunOutputSerializer(serializers.Serializer):
+    class AnswerSerializer(serializers.Serializer):
+        text = serializers.CharField()
+        citations = CitationSerializer(many=True)
+
+    class CostSerializer(serializers.Serializer):
+        usd = serializers.CharField()
+        prompt_tokens = serializers.IntegerField()
+        completion_tokens = serializers.IntegerField()
+        cached_tokens = serializers.IntegerField()
+
+    id = serializers.UUIDField()
+    status = serializers.CharField()
+    stage = serializers.CharField(allow_null=True)
+    question = serializers.CharField()
+    specialist = serializers.CharField()
+    answer = AnswerSerializer(allow_null=True)
+    support_level = serializers.CharField(allow_null=True)
+    coverage_gap = serializers.JSONField(allow_null=True)
+    clarification = serializers.JSONField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    cost = CostSerializer()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class RunCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        question = serializers.CharField(allow_blank=True, trim_whitespace=True)
+        specialist = serializers.SlugField()
+
+    @extend_schema(request=InputSerializer, responses={202: RunOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            specialist = specialist_get_for_org(org=_org(request), slug=data.validated_data["specialist"])
+            run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"])
+        except RunInputError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        run = run_get_for_org(org=_org(request), run_id=run.id)
+        return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(responses={200: RunOutputSerializer})
+    def get(self, request: Request, run_id: str) -> Response:
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        return Response(RunOutputSerializer(run_view(run=run)).data)
+
+
+class RunEventsApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        step = serializers.IntegerField()
+        stage = serializers.CharField()
+        attempt = serializers.IntegerField()
+        outcome = serializers.CharField()
+        started_at = serializers.DateTimeField()
+        finished_at = serializers.DateTimeField(allow_null=True)
+        duration_ms = serializers.IntegerField(allow_null=True)
+        next_action = serializers.CharField()
+        decided_by = serializers.CharField()
+        reason = serializers.CharField()
+        detail = serializers.JSONField()
+
+    @extend_schema(responses={200: inline_serializer("RunEvents", {"run_id": serializers.UUIDField(),
+                                                                   "events": OutputSerializer(many=True)})})
+    def get(self, request: Request, run_id: str) -> Response:
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        events = self.OutputSerializer(run_events(run=run), many=True).data
+        return Response({"run_id": str(run.id), "events": events})

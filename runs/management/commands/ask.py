@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from runs.models import Org, Run, Specialist
+from runs.selectors import run_events, run_view
+from runs.services import RunInputError, run_create
+
+
+class Command(BaseCommand):
+    help = "Ask a question end to end in the configured mode; print the answer, citations, timeline and cost."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("question")
+        parser.add_argument("--specialist", default="demo", help="specialist slug (default: demo)")
+        parser.add_argument("--org", default=None, help="org slug, when several orgs use the same specialist slug")
+        parser.add_argument("--json", action="store_true", help="print the run object of GET /api/v1/runs/{id}")
+        parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for a worker")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        specialists = Specialist.objects.select_related("org").filter(slug=opts["specialist"])
+        if opts["org"]:
+            specialists = specialists.filter(org__slug=opts["org"])
+        specialist = specialists.first()
+        if specialist is None:
+            raise CommandError(f"no specialist {opts['specialist']!r}: run 'python manage.py seed_demo' first")
+        org: Org = specialist.org
+        try:
+            run = run_create(org=org, specialist=specialist, question=opts["question"])
+        except RunInputError as exc:
+            raise CommandError(str(exc)) from exc
+        deadline = time.monotonic() + opts["timeout"]
+        while not settings.CELERY_TASK_ALWAYS_EAGER and time.monotonic() < deadline:
+            run.refresh_from_db()
+            if run.is_terminal or run.status == Run.Status.AWAITING_CLARIFICATION:
+                break
+            time.sleep(0.2)
+        run = Run.objects.select_related("specialist", "context").get(pk=run.pk)
+        view = run_view(run=run)
+        if opts["json"]:
+            self.stdout.write(json.dumps(view, ensure_ascii=False, indent=2))
+        else:
+            self._print(run, view)
+        if run.status == Run.Status.FAILED:
+            raise CommandError(f"run {run.id} failed: {run.error}")
+        if not run.is_terminal and run.status != Run.Status.AWAITING_CLARIFICATION:
+            raise CommandError(f"run {run.id} did not finish within {opts['timeout']:.0f}s (status {run.status})")
+
+    def _print(self, run: Run, view: dict[str, Any]) -> None:
+        w = self.stdout.write
+        w(f"Питання: {run.question}")
+        w(f"Run {run.id}: {run.status} (support: {view['support_level']})\n")
+        if view["answer"]:
+            w(view["answer"]["text"] + "\n")
+            w("Цитати: " + (", ".join(c["article_ref"] for c in view["answer"]["citations"]) or "немає"))
+        if view["coverage_gap"]:
+            w(f"Прогалина покриття: {view['coverage_gap']}")
+        w("\nStage timeline:")
+        for e in run_events(run=run):
+            w(f"  {e.step:>2} {e.stage:<4} #{e.attempt} {e.outcome:<7} {e.duration_ms or 0:>6} ms  → "
+              f"{e.next_action:<18} [{e.decided_by}] {e.reason}")
+        cost = view["cost"]
+        w(f"\nCost: {cost['usd']} USD, {cost['prompt_tokens']} prompt + {cost['completion_tokens']} completion tokens")

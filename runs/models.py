@@ -1,0 +1,179 @@
+"""Runs and what a run leaves behind: its context document, its stage events and its cost ledger."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from django.db import models
+
+
+class Org(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Specialist(models.Model):
+    """A configured legal assistant of an org: persona ("soul"), role, directives, red lines, contract."""
+
+    org = models.ForeignKey(Org, on_delete=models.CASCADE, related_name="specialists")
+    slug = models.SlugField()
+    name = models.CharField(max_length=200)
+    soul = models.TextField(blank=True, help_text="Persona / identity text.")
+    role_skeleton = models.TextField(blank=True)
+    directives = models.JSONField(default=list, blank=True, help_text="A list of directive strings.")
+    red_lines = models.TextField(blank=True)
+    response_contract = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["org", "slug"], name="uniq_specialist_slug_per_org")]
+
+    def __str__(self) -> str:
+        return f"{self.org.slug}/{self.slug}"
+
+
+class ApiKey(models.Model):
+    """A per-org API key. Only a SHA-256 digest is stored; the key is shown once when created."""
+
+    org = models.ForeignKey(Org, on_delete=models.CASCADE, related_name="api_keys")
+    prefix = models.CharField(max_length=12, db_index=True)
+    digest = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.org.slug}:{self.prefix}…"
+
+
+class Stage(models.TextChoices):
+    U1 = "U1", "U1 Intake"
+    U2 = "U2", "U2 Query profiling"
+    U3 = "U3", "U3 Planning"
+    U4 = "U4", "U4 Retrieval"
+    U5 = "U5", "U5 Gate"
+    U6 = "U6", "U6 Recovery"
+    U7 = "U7", "U7 Evidence assembly"
+    U8 = "U8", "U8 Legal reasoning"
+    U9 = "U9", "U9 Assemble"
+    U10 = "U10", "U10 Writer"
+    U11 = "U11", "U11 Verify"
+    U12 = "U12", "U12 Deliver"
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        AWAITING_CLARIFICATION = "awaiting_clarification"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    TERMINAL = (Status.DONE, Status.FAILED, Status.CANCELLED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    org = models.ForeignKey(Org, on_delete=models.CASCADE, related_name="runs")
+    specialist = models.ForeignKey(Specialist, on_delete=models.PROTECT, related_name="runs")
+    question = models.TextField()
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    current_stage = models.CharField(max_length=4, choices=Stage.choices, blank=True)
+    steps = models.PositiveIntegerField(default=0, help_text="Stage executions so far (bounded by RUN_MAX_STEPS).")
+    flags = models.JSONField(default=dict, blank=True, help_text="Resolved flags snapshotted at U1.")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"run {self.id} ({self.status})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL
+
+
+class RunContext(models.Model):
+    """The run's working document: one section per stage, written under a row lock with a version check."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="context", primary_key=True)
+    document = models.JSONField(default=dict)
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"context of {self.run_id} v{self.version}"
+
+
+class StageEvent(models.Model):
+    class Outcome(models.TextChoices):
+        RUNNING = "running"
+        OK = "ok"
+        ERROR = "error"
+        SKIPPED = "skipped"
+
+    class DecidedBy(models.TextChoices):
+        RULE = "rule"
+        CHEAP = "cheap"
+        PREMIUM = "premium"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    stage = models.CharField(max_length=4, choices=Stage.choices)
+    attempt = models.PositiveIntegerField(default=1)
+    step = models.PositiveIntegerField(default=0, help_text="Position in the run's walk.")
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.RUNNING)
+    next_action = models.CharField(max_length=32, blank=True)
+    decided_by = models.CharField(max_length=16, choices=DecidedBy.choices, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["step", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "stage", "attempt"], name="uniq_stage_attempt_per_run")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.stage}#{self.attempt} {self.outcome}"
+
+
+class CostLedgerEntry(models.Model):
+    """One row per model call (LLM or embedding). The idempotency key keeps a redelivered task from billing twice."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ledger", null=True, blank=True)
+    stage = models.CharField(max_length=4, blank=True)
+    attempt = models.PositiveIntegerField(default=1)
+    call_ordinal = models.PositiveIntegerField(default=1)
+    kind = models.CharField(max_length=16, default="chat")  # chat | embedding
+    role = models.CharField(max_length=32, blank=True)  # writer | triage | orch | verifier | query
+    provider = models.CharField(max_length=32)
+    model = models.CharField(max_length=100)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=8, default=Decimal("0"))
+    price_version = models.CharField(max_length=32, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, default="ok")  # ok | error
+    error = models.CharField(max_length=300, blank=True)
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "cost ledger entries"
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model} {self.cost_usd} USD"

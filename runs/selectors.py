@@ -1,0 +1,63 @@
+"""Reads. ``run_get_for_org`` is the only way the API reaches a run: another org's run does not exist for you."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import QuerySet, Sum
+from django.http import Http404
+
+from pipeline.contracts import Answer
+from pipeline.document import read
+from runs.models import CostLedgerEntry, Org, Run, StageEvent
+
+
+def run_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
+    try:
+        pk = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
+    except ValueError as exc:
+        raise Http404("run not found") from exc
+    run = Run.objects.select_related("specialist", "context").filter(pk=pk, org=org).first()
+    if run is None:
+        raise Http404("run not found")
+    return run
+
+
+def run_events(*, run: Run) -> QuerySet[StageEvent]:
+    return run.events.order_by("step", "id")
+
+
+def run_cost(*, run: Run) -> dict[str, Any]:
+    agg = CostLedgerEntry.objects.filter(run=run).aggregate(
+        usd=Sum("cost_usd"), prompt_tokens=Sum("prompt_tokens"), completion_tokens=Sum("completion_tokens"),
+        cached_tokens=Sum("cached_tokens"))
+    return {"usd": str(agg["usd"] or Decimal("0")), "prompt_tokens": agg["prompt_tokens"] or 0,
+            "completion_tokens": agg["completion_tokens"] or 0, "cached_tokens": agg["cached_tokens"] or 0}
+
+
+def run_view(*, run: Run) -> dict[str, Any]:
+    """The run as clients see it (API and ``ask --json`` print the same object)."""
+    doc = run.context.document if hasattr(run, "context") else {}
+    answer = read(doc, "answer", Answer)
+    gap = answer.coverage_gap if answer else None
+    return {
+        "id": str(run.id),
+        "status": run.status,
+        "stage": run.current_stage or None,
+        "question": run.question,
+        "specialist": run.specialist.slug,
+        "answer": None if answer is None else {
+            "text": answer.text,
+            "citations": [{"act_nreg": c.act_nreg, "article": c.article, "article_ref": c.article_ref}
+                          for c in answer.citations],
+        },
+        "support_level": answer.support_level if answer else None,
+        "coverage_gap": gap.model_dump() if gap else doc.get("coverage_gap"),
+        "clarification": doc.get("clarification"),
+        "error": run.error or None,
+        "cost": run_cost(run=run),
+        "created_at": run.created_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+    }

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from rest_framework.test import APIClient
+
+from knowledge import index
+from knowledge.models import Act
+from knowledge.services import catalog_load, laws_ingest
+from runs.auth import api_key_create
+from runs.models import Org, Specialist
+from tests.factories import SpecialistFactory
+from tests.support.corpus import DEMO_DIR, write_subset
+
+
+@pytest.fixture(scope="session")
+def lldbi_index(tmp_path_factory: pytest.TempPathFactory) -> dict[str, int]:
+    """The test slice of the demo corpus, embedded with the real model into the local Qdrant (once)."""
+    path, counts = write_subset(tmp_path_factory.mktemp("corpus") / "subset.jsonl")
+    laws_ingest(path=path, show_progress=False, update_catalog=False)
+    return counts
+
+
+@pytest.fixture
+def catalog(db: Any, lldbi_index: dict[str, int]) -> None:
+    """The demo DocList catalog, with the acts of the test slice marked indexed."""
+    catalog_load(acts_path=DEMO_DIR / "catalog_acts.jsonl", aliases_path=DEMO_DIR / "act_aliases.jsonl")
+    Act.objects.filter(nreg__in=list(lldbi_index)).update(indexed=True)
+
+
+@pytest.fixture
+def org(db: Any) -> Org:
+    return Org.objects.create(slug="acme", name="Acme")
+
+
+@pytest.fixture
+def specialist(org: Org) -> Specialist:
+    return cast(Specialist, SpecialistFactory(org=org, slug="labour"))
+
+
+@pytest.fixture
+def api(org: Org) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_create(org=org)}")
+    return client
+
+
+@pytest.fixture
+def release_qdrant() -> Iterator[None]:
+    """Close this process's local Qdrant so a worker process can open the same path."""
+    index.close_client()
+    yield
+    index.close_client()
+
+
+def post_run(api: APIClient, **body: Any) -> Any:
+    return api.post("/api/v1/runs", body, format="json")
+
+
+__all__ = ["Path", "post_run"]
