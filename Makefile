@@ -31,8 +31,8 @@ migrate: install
 
 demo: migrate
 	$(BIN)/python manage.py seed_demo > /dev/null
-	$(BIN)/python manage.py ingest_demo
-	$(BIN)/python manage.py ask "$(DEMO_QUESTION)"
+	LOG_LEVEL=WARNING $(BIN)/python manage.py ingest_demo
+	LOG_LEVEL=WARNING $(BIN)/python manage.py ask "$(DEMO_QUESTION)"
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -82,7 +82,9 @@ TEMPLATES = [
 ]
 
 # --- database: SQLite under var/ unless DATABASE_URL names PostgreSQL -------------------------------------
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'lexery.sqlite3'}")}
+# An empty DATABASE_URL means the default too (``DATABASE_URL= make …`` selects the embedded database).
+DATABASES = {"default": env.db_url_config(env.str("DATABASE_URL", default="")
+                                          or f"sqlite:///{VAR_DIR / 'lexery.sqlite3'}")}
 # Workers keep their connection: a new connection per task costs ~180 ms per hop (notes/environment-facts.md).
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
@@ -201,5 +203,6 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
+        "celery.app.trace": {"level": "WARNING"},  # our shell logs each stage with run_id and stage already
     },
 }

@@ -53,6 +53,8 @@ class Decision:
 
 def decide(inp: OrchInput) -> Decision:
     doc = inp.document
+    if inp.finished_stage == "U12":  # delivered: the cap guards runaway work, not a finished answer
+        return Decision(DONE, "answer delivered")
     if inp.steps >= inp.limits.max_steps:
         return Decision(FAIL, f"step cap reached: {inp.steps} stage runs (RUN_MAX_STEPS={inp.limits.max_steps})")
     stage = inp.finished_stage
@@ -92,6 +94,4 @@ def decide(inp: OrchInput) -> Decision:
                                 "unsupported citations", reset=WRITER_ARTIFACTS)
             return Decision(run_action("U12"), "write retries exhausted: U12 removes unsupported citations")
         return Decision(FAIL, "verifier failed the draft")
-    if stage == "U12":
-        return Decision(DONE, "answer delivered")
     return Decision(FAIL, f"no rule for finished stage {stage!r}")

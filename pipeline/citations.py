@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 _ART = re.compile(r"ст\.\s*(\d+(?:-\d+)?)")
 _PREV_WORD = re.compile(r"([А-ЯІЇЄҐA-Z][\w'’ʼ«»]*)\s*$")
+# «Закон «Про оплату праці» ст. 3» naming an act we do not know: the quoted title is the label.
+_PREV_QUOTED = re.compile(r"((?:Закон\w*\s+(?:України\s+)?)?«[^«»]*(?:«[^«»]*»[^«»]*)?»)\s*$")
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ def find_citations(text: str, labels: dict[str, str]) -> list[FoundCitation]:
         if label is not None:
             out.append(FoundCitation(label, m.group(1), labels[label], before_end - len(label), m.end()))
             continue
-        word = _PREV_WORD.search(before)
+        word = _PREV_QUOTED.search(before) or _PREV_WORD.search(before)
         if word:  # looks like a citation of an act we do not know: keep it, so U11 can refuse it
             out.append(FoundCitation(word.group(1), m.group(1), None, window_start + word.start(), m.end()))
     return out

@@ -29,8 +29,13 @@ class LexiconEntry:
         return act_label(self.title, self.abbreviations[0] if self.abbreviations else None)
 
 
+# Names are compared on the first letters of lemmas: pymorphy3 sometimes lemmatises an inflected adjective of a
+# title as a noun ("Цивільного" → "цивільне", not "цивільний"); the stem is the same either way.
+NAME_STEM = 6
+
+
 def lemma_seq(text: str, keep: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    return tuple(lemma(w) for w in words(text) if lemma(w) not in _GENERIC or lemma(w) in keep)
+    return tuple(lemma(w)[:NAME_STEM] for w in words(text) if lemma(w) not in _GENERIC or lemma(w) in keep)
 
 
 @dataclass(frozen=True)

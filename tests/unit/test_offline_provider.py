@@ -1,0 +1,106 @@
+"""The offline provider (llm/providers/offline.py): deterministic, extractive, cites only what it was given."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assemble.prompt import SourceBlock, legacy_messages
+from assemble.tokenizer import count_tokens
+from llm.providers.offline import MODEL, OfflineProvider, compose_answer
+from llm.types import Message
+from pipeline.citations import find_citations
+from pipeline.contracts import CoverageGap, SpecialistProfile
+
+SPECIALIST = SpecialistProfile(slug="demo", soul="Ти — уважний юрист з трудового права.")
+LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ПКУ": "2755-17"}
+BLOCKS = [
+    SourceBlock("КЗпП ст. 75", "k75", "Тривалість щорічної основної відпустки",
+                "Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні за "
+                "відпрацьований робочий рік. Особам віком до вісімнадцяти років надається щорічна основна "
+                "відпустка тривалістю 31 календарний день."),
+    SourceBlock("Закон «Про відпустки» ст. 6", "k6", None,
+                "Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні. "
+                "Працівник має право поділити щорічну відпустку на частини."),
+]
+QUESTION = "Скільки днів триває щорічна основна відпустка?"
+GAP = CoverageGap(reason="ACT_FOUND_IN_CATALOG_NOT_INDEXED",
+                  acts=[{"nreg": "2755-17", "title": "Податковий кодекс України"}])
+QUOTE = re.compile(r"^(?:Коротко: |— )(?P<quote>.+) \((?P<ref>[^()]+)\)\.$", re.M)
+
+
+def messages(blocks: list[SourceBlock] = BLOCKS, question: str = QUESTION,
+             gap: CoverageGap | None = None) -> list[Message]:
+    return legacy_messages(profile=SPECIALIST, blocks=blocks, question=question, coverage_gap=gap)
+
+
+def test_every_quote_comes_from_the_source_it_cites() -> None:
+    # when
+    answer = compose_answer(messages())
+    # then
+    bodies = {b.article_ref: f"{b.heading or ''}\n{b.text}" for b in BLOCKS}
+    quotes = list(QUOTE.finditer(answer))
+    assert quotes, answer
+    for q in quotes:
+        assert q["ref"] in bodies, q["ref"]
+        assert q["quote"].removesuffix(" …") in bodies[q["ref"]]
+
+
+def test_it_cites_each_source_it_uses_in_canonical_form_and_nothing_else() -> None:
+    # given a question that itself names an article the sources do not contain
+    answer = compose_answer(messages(question="Чи змінює КЗпП ст. 36 тривалість щорічної основної відпустки?"))
+    # when
+    cited = {c.article_ref for c in find_citations(answer, LABELS)}
+    # then
+    assert cited == {b.article_ref for b in BLOCKS}
+    assert all(c.act_nreg is not None for c in find_citations(answer, LABELS))
+    assert "КЗпП ст. 36" not in answer
+    assert answer.rstrip().endswith("Підстави: КЗпП ст. 75; Закон «Про відпустки» ст. 6.")
+
+
+def test_without_sources_it_says_no_norms_were_found_and_cites_nothing() -> None:
+    answer = compose_answer(messages(blocks=[]))
+    assert "не знайдено норм" in answer
+    assert find_citations(answer, LABELS) == []
+
+
+def test_a_coverage_gap_makes_it_say_the_act_is_missing() -> None:
+    # when
+    answer = compose_answer(messages(blocks=BLOCKS[:1], question="Яка ставка податку на доходи?", gap=GAP))
+    # then
+    assert "Податковий кодекс України" in answer
+    assert "немає в базі знань" in answer
+    assert {c.article_ref for c in find_citations(answer, LABELS)} == {"КЗпП ст. 75"}
+
+
+def test_a_coverage_gap_without_sources_still_says_both() -> None:
+    answer = compose_answer(messages(blocks=[], gap=GAP))
+    assert "Податковий кодекс України" in answer and "не знайдено норм" in answer
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4"])
+def test_complete_is_deterministic_and_reports_exact_token_counts(model: str) -> None:
+    # given
+    provider, msgs = OfflineProvider(), messages()
+    # when
+    first = provider.complete(model=model, messages=msgs, max_tokens=900)
+    second = provider.complete(model=model, messages=msgs, max_tokens=900)
+    # then
+    assert first == second
+    assert first.text == compose_answer(msgs)
+    assert first.prompt_tokens == sum(count_tokens(m.content, model) for m in msgs)
+    assert first.completion_tokens == count_tokens(first.text, model)
+    assert (first.model, first.usage_reported) == (MODEL, False)
+
+
+def test_complete_never_exceeds_max_tokens() -> None:
+    # given a budget smaller than the full answer
+    msgs = messages()
+    full = count_tokens(compose_answer(msgs))
+    # when
+    out = OfflineProvider().complete(model="gpt-4o-mini", messages=msgs, max_tokens=20)
+    # then
+    assert full > 20
+    assert out.completion_tokens == 20 == count_tokens(out.text)
+    assert compose_answer(msgs).startswith(out.text)

@@ -1,0 +1,155 @@
+"""U1 intake and U2 query profiling (pipeline/stages/intake.py, pipeline/stages/profiling.py,
+pipeline/lexicon.py): explicit article references, act cues, mode."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from pipeline.contracts import Intake, QueryProfile, SpecialistProfile
+from pipeline.lexicon import ActLexicon
+from pipeline.stages.intake import IntakeError, intake
+from pipeline.stages.profiling import profile_query
+
+LEXICON = ActLexicon.build([
+    {"nreg": "322-08", "title": "Кодекс законів про працю України", "abbreviations": ["КЗпП"], "aliases": [],
+     "indexed": True},
+    {"nreg": "435-15", "title": "Цивільний кодекс України", "abbreviations": ["ЦК"], "aliases": [], "indexed": True},
+    {"nreg": "80731-10", "title": "Кодекс України про адміністративні правопорушення", "abbreviations": ["КУпАП"],
+     "aliases": [], "indexed": True},
+    {"nreg": "2755-17", "title": "Податковий кодекс України", "abbreviations": ["ПКУ"], "aliases": [],
+     "indexed": False},
+    {"nreg": "504/96-ВР", "title": "Про відпустки", "abbreviations": [], "aliases": [], "indexed": True},
+])
+
+
+def take(question: str, max_chars: int = 4000) -> Intake:
+    return intake(question=question, specialist=SpecialistProfile(slug="demo"), max_chars=max_chars,
+                  now=datetime.now(UTC))
+
+
+def profile(question: str) -> QueryProfile:
+    return profile_query(take(question), LEXICON)
+
+
+# --- U1 intake ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("question", ["", "   ", " \n\t "], ids=["empty", "spaces", "whitespace-only"])
+def test_intake_rejects_an_empty_question(question: str) -> None:
+    with pytest.raises(IntakeError, match="empty"):
+        take(question)
+
+
+def test_intake_rejects_a_question_over_the_limit() -> None:
+    with pytest.raises(IntakeError, match="limit is 4000"):
+        take("а" * 4001)
+
+
+def test_intake_accepts_a_question_exactly_at_the_limit_and_normalises_it() -> None:
+    # given a question padded with whitespace that normalisation removes
+    head = "Чи можна звільнити працівника? "
+    question = "  Чи можна\n\nзвільнити   працівника? " + "а" * (4000 - len(head))
+    # when
+    result = take(question)
+    # then
+    assert len(result.normalized) == 4000
+    assert result.normalized.startswith(head)
+    assert result.question == question
+
+
+# --- U2 article references ----------------------------------------------------------------------------------
+ARTICLE_REFS = [
+    pytest.param("Що каже ст. 36 про переведення?", [("36", None)], id="st-N"),
+    pytest.param("Що каже ст.36 про переведення?", [("36", None)], id="st.N-no-space"),
+    pytest.param("Що сказано у статті 36?", [("36", None)], id="statti-N"),
+    pytest.param("Що встановлено статтею 116?", [("116", None)], id="statteiu-N"),
+    pytest.param("Чи можна звільнити за ч. 3 ст. 40?", [("40", "3")], id="ch-N-st-M"),
+    pytest.param("Що визначає частина третя статті 40?", [("40", "3")], id="chastyna-ordinal-statti"),
+    pytest.param("Що змінилося у статті 2-1?", [("2-1", None)], id="hyphenated-article"),
+    pytest.param("Що кажуть статті 36 та 40?", [("36", None), ("40", None)], id="two-refs-one-phrase"),
+    pytest.param("Чи можна звільнити працівника під час лікарняного?", [], id="no-ref"),
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), ARTICLE_REFS)
+def test_explicit_article_references_are_extracted(question: str, expected: list[tuple[str, str | None]]) -> None:
+    # when
+    refs = profile(question).article_refs
+    # then
+    assert [(r.article, r.part) for r in refs] == expected
+    assert all(r.act_nreg is None for r in refs)  # no act is named in these questions
+    assert all(r.matched and r.matched in question for r in refs)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        pytest.param("Чи можна звільнити за ст. 36 КЗпП?", [("36", "322-08")], id="abbreviation-after-ref"),
+        pytest.param("Чи застосовна ч. 3 ст. 40 КЗпП?", [("40", "322-08")], id="part-and-act"),
+        pytest.param("Порівняйте ст. 36 КЗпП та ст. 130 КУпАП.", [("36", "322-08"), ("130", "80731-10")],
+                     id="each-ref-binds-its-own-act"),
+        pytest.param("Скільки днів дає ст. 6 Закону «Про відпустки»?", [("6", "504/96-ВР")],
+                     id="pro-law-title-after-ref"),
+    ],
+)
+def test_an_act_named_right_after_a_reference_binds_it(question: str, expected: list[tuple[str, str]]) -> None:
+    refs = profile(question).article_refs
+    assert [(r.article, r.act_nreg) for r in refs] == expected
+
+
+# --- U2 act cues --------------------------------------------------------------------------------------------
+ACT_CUES = [
+    pytest.param("Що каже КЗпП про звільнення?", "322-08", "abbreviation", True, "КЗпП", id="abbreviation"),
+    pytest.param("Яка відповідальність за КУпАП?", "80731-10", "abbreviation", True, "КУпАП",
+                 id="abbreviation-mixed-case"),
+    pytest.param("Що каже ЦК про позовну давність?", "435-15", "abbreviation", True, "ЦК", id="short-abbreviation"),
+    pytest.param("Що передбачено Податковим кодексом України щодо ПДВ?", "2755-17", "title", False, "ПКУ",
+                 id="inflected-title-of-unindexed-act"),
+    pytest.param("Що каже акт 322-08 про звільнення?", "322-08", "nreg", True, "КЗпП", id="registration-number"),
+    pytest.param("Що передбачає Закон України «Про відпустки» щодо тривалості?", "504/96-ВР", "title", True,
+                 "Закон «Про відпустки»", id="pro-law-title"),
+    pytest.param("Яка позовна давність за статтею 257 Цивільного кодексу України?", "435-15", "title", True, "ЦК",
+                 id="adjective-lemmatised-as-noun"),
+]
+
+
+@pytest.mark.parametrize(("question", "nreg", "how", "indexed", "label"), ACT_CUES)
+def test_acts_named_in_the_question_become_act_hints(question: str, nreg: str, how: str, indexed: bool,
+                                                     label: str) -> None:
+    # when
+    hints = profile(question).act_hints
+    # then
+    assert [(h.nreg, h.how, h.indexed, h.label) for h in hints] == [(nreg, how, indexed, label)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        pytest.param("Що каже кодекс про звільнення?", id="generic-word-kodeks"),
+        pytest.param("Скільки днів триває щорічна відпустка?", id="topic-word-is-not-the-law-pro-vidpustky"),
+        pytest.param("Чи можна звільнити працівника під час лікарняного?", id="plain-question"),
+    ],
+)
+def test_questions_without_act_cues_get_no_act_hints(question: str) -> None:
+    assert profile(question).act_hints == []
+
+
+# --- U2 mode ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("question", "mode", "law_only"),
+    [
+        pytest.param("Чи можна звільнити працівника під час лікарняного?", "law", True, id="plain-law-question"),
+        pytest.param("Чи можна розірвати мій договір оренди достроково?", "mixed", False, id="mentions-my-contract"),
+        pytest.param("Що я раніше казав про свою відпустку?", "memory", False, id="refers-to-earlier-talk"),
+    ],
+)
+def test_mode_follows_the_question_cues(question: str, mode: str, law_only: bool) -> None:
+    result = profile(question)
+    assert (result.mode, result.law_only) == (mode, law_only)
+
+
+def test_a_plain_question_is_a_law_question_with_its_words_as_keywords() -> None:
+    result = profile("Чи можна звільнити працівника під час лікарняного?")
+    assert result.act_hints == [] and result.article_refs == []
+    assert result.mode == "law" and result.law_only is True
+    assert {"звільнити", "працівник"} <= set(result.keywords)

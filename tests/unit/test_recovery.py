@@ -1,0 +1,153 @@
+"""U5 gate and U6 recovery (recovery/gate.py, recovery/recover.py): is the evidence enough, and if not,
+a coverage gap for acts the index lacks or a bounded seeded rerun of retrieval."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from pipeline.contracts import (
+    ActCue,
+    ArticleRefCue,
+    GateDecision,
+    Hit,
+    QueryProfile,
+    RawHits,
+    RetrievalRetryRequest,
+    RetrievalTrace,
+    TraceStep,
+)
+from recovery.gate import GatePolicy, gate
+from recovery.recover import ACT_FOUND_AND_INDEXED, ACT_FOUND_IN_CATALOG_NOT_INDEXED, recover
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+KZPP = ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",
+              how="abbreviation", indexed=True)
+PKU = ActCue(nreg="2755-17", title="Податковий кодекс України", label="ПКУ", matched="податковий кодекс",
+             how="title", indexed=False)
+
+
+def question(*, acts: tuple[ActCue, ...] = (), refs: tuple[ArticleRefCue, ...] = (),
+             keywords: tuple[str, ...] = ("звільнення", "працівник")) -> QueryProfile:
+    return QueryProfile(mode="law", law_only=True, act_hints=list(acts), article_refs=list(refs),
+                        goals=["Чи можна звільнити працівника?"], keywords=list(keywords), complexity="simple")
+
+
+def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08") -> Hit:
+    return Hit(chunk_key=f"{nreg}#st{article}#c0", act_nreg=nreg, act_title="Кодекс законів про працю України",
+               act_label="КЗпП", article=article, article_ref=f"КЗпП ст. {article}", r2_key=f"k{article}",
+               ordinal=0, score=score, channel=channel, step=0)
+
+
+def hits(*items: Hit) -> RawHits:
+    return RawHits(hits=list(items))
+
+
+REF_36 = ArticleRefCue(article="36", act_nreg="322-08", matched="ст. 36 КЗпП")
+FAILED_TRACE = RetrievalTrace(attempt=1, embed_model="m", steps=[
+    TraceStep(step=0, kind="hybrid", query="q", act_filter=[], n_hits=0, latency_ms=1.0, error="timeout")])
+
+GATE_CASES = [
+    pytest.param(question(), hits(), None, (True, "no_hits", "none"), id="no-hits"),
+    pytest.param(question(), hits(), FAILED_TRACE, (True, "retrieval_error", "none"), id="failed-search-no-hits"),
+    pytest.param(question(acts=(PKU,)), hits(hit("36", "dense")), None, (True, "act_not_indexed", "weak"),
+                 id="act-not-indexed"),
+    pytest.param(question(acts=(KZPP,), refs=(REF_36,)), hits(hit("36", "exact", 1.0), hit("40", "dense")), None,
+                 (False, "exact_article_found", "strong"), id="named-article-found-by-exact-channel"),
+    pytest.param(question(acts=(KZPP,), refs=(REF_36,)), hits(hit("40", "dense+lexical"), hit("36", "dense")), None,
+                 (True, "named_article_missing", "partial"), id="named-article-only-found-by-dense-is-missing"),
+    pytest.param(question(refs=(REF_36,)), hits(hit("36", "exact", nreg="435-15"), hit("40", "dense")), None,
+                 (True, "named_article_missing", "partial"), id="same-number-in-another-act-is-missing"),
+    pytest.param(question(acts=(KZPP,)), hits(hit("1", "dense", nreg="435-15"), hit("2", "dense", nreg="435-15")),
+                 None, (True, "named_act_not_in_hits", "partial"), id="named-act-absent-from-top-hits"),
+    pytest.param(question(), hits(hit("36", "dense")), None, (True, "too_few_hits", "weak"), id="too-few-hits"),
+    pytest.param(question(), hits(hit("36", "dense+lexical"), hit("40", "dense")), None,
+                 (False, "evidence_sufficient", "strong"), id="both-signals-agree"),
+    pytest.param(question(), hits(hit("36", "dense"), hit("40", "lexical")), None,
+                 (False, "evidence_sufficient", "partial"), id="signals-disagree"),
+]
+
+
+@pytest.mark.parametrize(("profile", "raw", "trace", "expected"), GATE_CASES)
+def test_gate_decides_whether_to_expand(profile: QueryProfile, raw: RawHits, trace: RetrievalTrace | None,
+                                        expected: tuple[bool, str, str]) -> None:
+    # when
+    decision = gate(profile, raw, trace, GatePolicy(min_hits=2, top_n=5))
+    # then
+    assert (decision.expand, decision.reason, decision.support_level) == expected
+    assert decision.top_score == (raw.hits[0].score if raw.hits else 0.0)
+
+
+# --- U6 -----------------------------------------------------------------------------------------------------
+def decided(reason: str, expand: bool = True) -> GateDecision:
+    return GateDecision(expand=expand, reason=reason, support_level="weak")
+
+
+def test_an_act_not_indexed_is_a_coverage_gap_without_a_retry() -> None:
+    # given the gate found the named act missing from the index
+    profile = question(acts=(KZPP, PKU))
+    # when
+    out = recover(gate_decision=decided("act_not_indexed"), profile=profile, previous=None, retry_max=1, now=NOW)
+    # then
+    assert out.coverage_gap is not None
+    assert out.coverage_gap.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
+    assert out.coverage_gap.acts == [{"nreg": "2755-17", "title": "Податковий кодекс України"}]
+    assert out.retrieval_retry_request is None
+    assert [r["reason"] for r in out.doclist_trace.resolutions] == [ACT_FOUND_AND_INDEXED,
+                                                                    ACT_FOUND_IN_CATALOG_NOT_INDEXED]
+
+
+@pytest.mark.parametrize("reason", ["no_hits", "named_article_missing", "named_act_not_in_hits", "too_few_hits"])
+def test_a_retryable_reason_with_attempts_left_requests_a_seeded_rerun(reason: str) -> None:
+    # given
+    profile = question(acts=(KZPP, PKU), keywords=("звільнення", "лікарняний"))
+    # when
+    out = recover(gate_decision=decided(reason), profile=profile, previous=None, retry_max=1, now=NOW)
+    # then
+    req = out.retrieval_retry_request
+    assert req is not None
+    assert (req.state, req.reason, req.attempt, req.max) == ("pending", reason, 1, 1)
+    assert req.seeded_queries == ["звільнення лікарняний"]
+    assert req.act_hints == ["322-08"]  # only indexed acts can narrow a search
+    assert req.requested_at == req.updated_at == NOW.isoformat()
+    assert out.note == "retry_requested"
+
+
+def test_a_retrieval_error_is_retried_as_it_was_without_seeded_queries() -> None:
+    out = recover(gate_decision=decided("retrieval_error"), profile=question(), previous=None, retry_max=1, now=NOW)
+    assert out.retrieval_retry_request is not None
+    assert out.retrieval_retry_request.state == "pending"
+    assert out.retrieval_retry_request.seeded_queries == []
+
+
+def test_when_the_retry_bound_is_used_the_request_is_exhausted() -> None:
+    # given one retry already ran (retry_max=1)
+    earlier = RetrievalRetryRequest(state="applied", reason="no_hits", seeded_queries=["звільнення працівник"],
+                                    attempt=1, max=1, requested_at="2025-03-01T11:00:00+00:00",
+                                    updated_at="2025-03-01T11:00:00+00:00")
+    # when the gate still finds nothing
+    out = recover(gate_decision=decided("no_hits"), profile=question(), previous=earlier, retry_max=1, now=NOW)
+    # then
+    req = out.retrieval_retry_request
+    assert req is not None
+    assert (req.state, req.attempt, req.max) == ("exhausted", 1, 1)
+    assert req.seeded_queries == earlier.seeded_queries
+    assert req.requested_at == earlier.requested_at and req.updated_at == NOW.isoformat()
+    assert out.note == "retry_exhausted"
+
+
+def test_a_missing_gate_decision_forwards_fail_safe() -> None:
+    # when
+    out = recover(gate_decision=None, profile=question(acts=(PKU,)), previous=None, retry_max=1, now=NOW)
+    # then
+    assert out.note == "fail_safe_forward"
+    assert out.retrieval_retry_request is None and out.coverage_gap is None
+    assert "fail-safe" in out.doclist_trace.note
+
+
+def test_a_non_retryable_reason_keeps_the_previous_request() -> None:
+    out = recover(gate_decision=decided("exact_article_found", expand=False), profile=question(), previous=None,
+                  retry_max=1, now=NOW)
+    assert out.retrieval_retry_request is None
+    assert out.note == "no_retry_for_reason"

@@ -1,0 +1,102 @@
+"""Token counting (assemble/tokenizer.py): exact tiktoken counts from bundled BPE files, never a download."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from assemble.tokenizer import count_tokens, encoding_name_for_model, get_encoding
+
+ROOT = Path(__file__).resolve().parents[2]
+UKRAINIAN = ("Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні "
+             "за відпрацьований робочий рік, який відлічується з дня укладення трудового договору.")
+TEXTS = [
+    pytest.param(UKRAINIAN, id="ukrainian"),
+    pytest.param("The employer shall grant annual leave of at least 24 calendar days.", id="english"),
+    pytest.param("КЗпП ст. 75; Закон «Про відпустки» ст. 6 — 24 дні.\n<kb_context>", id="citations-and-markup"),
+    pytest.param("<|endoftext|> is plain text here", id="special-token-text"),
+    pytest.param("", id="empty"),
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize(("model", "encoding"), [("gpt-4o-mini", "o200k_base"), ("gpt-4", "cl100k_base")])
+def test_count_is_the_exact_tiktoken_count_for_the_models_encoding(text: str, model: str, encoding: str) -> None:
+    # given the encoding loaded by tiktoken itself (its cache already laid out by the tokenizer module)
+    get_encoding(encoding)
+    reference = tiktoken.get_encoding(encoding)
+    # when / then
+    assert count_tokens(text, model) == len(reference.encode(text, disallowed_special=()))
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "gpt-4"])
+def test_ukrainian_text_costs_materially_more_than_a_chars_over_4_estimate(model: str) -> None:
+    # given a paragraph of Ukrainian legal text
+    text = " ".join([UKRAINIAN] * 5)
+    # when
+    tokens = count_tokens(text, model)
+    # then: len/4 (the English rule of thumb) would under-count it
+    assert tokens > len(text) / 4
+    assert tokens > 1.2 * (len(text) / 4)
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding"),
+    [
+        ("gpt-4o-mini", "o200k_base"),
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("gpt-3.5-turbo", "cl100k_base"),
+        ("text-davinci-003", "o200k_base"),  # p50k_base is not bundled: the default, never a download
+        ("offline-extractive-1", "o200k_base"),
+        ("no-such-model", "o200k_base"),
+    ],
+)
+def test_model_maps_to_a_bundled_encoding(model: str, encoding: str) -> None:
+    assert encoding_name_for_model(model) == encoding
+
+
+def test_an_encoding_without_a_bundled_file_is_refused() -> None:
+    with pytest.raises(ValueError, match="no bundled BPE file"):
+        get_encoding("p50k_base")
+
+
+NO_NETWORK = textwrap.dedent(
+    """
+    import socket
+
+    def _blocked(*args, **kwargs):
+        raise OSError("network access attempted")
+
+    socket.socket.connect = _blocked
+    socket.socket.connect_ex = _blocked
+    socket.create_connection = _blocked
+    socket.getaddrinfo = _blocked
+
+    from assemble.tokenizer import count_tokens
+
+    text = "Щорічна основна відпустка"
+    print(count_tokens(text, "gpt-4o-mini"), count_tokens(text, "gpt-4"))
+    """
+)
+
+
+def test_counting_works_with_the_network_blocked_and_an_empty_cache(tmp_path: Path) -> None:
+    # given a fresh process: an empty state directory, no tiktoken cache, every socket connection refused
+    env = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR")}
+    env["LEXERY_VAR_DIR"] = str(tmp_path)
+    # when it counts tokens with both encodings
+    done = subprocess.run([sys.executable, "-c", NO_NETWORK], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    # then it succeeded offline, with the same counts as here, from files it laid out itself
+    assert done.returncode == 0, done.stderr
+    o200k, cl100k = (int(n) for n in done.stdout.split())
+    assert (o200k, cl100k) == (count_tokens("Щорічна основна відпустка", "gpt-4o-mini"),
+                               count_tokens("Щорічна основна відпустка", "gpt-4"))
+    assert len(list((tmp_path / "tiktoken").iterdir())) == 2

@@ -1,0 +1,116 @@
+"""U11 verify and U12 deliver (pipeline/stages/verify.py, pipeline/stages/deliver.py): a citation must name
+an article from the assembled evidence; the ones that do not are never delivered."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.citations import find_citations
+from pipeline.contracts import AssembledPrompt, Citation, CoverageGap, Draft, LawSourceRef
+from pipeline.stages.deliver import REMOVED, deliver
+from pipeline.stages.verify import verify
+
+LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ЦК": "435-15"}
+EVIDENCE = ("КЗпП ст. 75", "Закон «Про відпустки» ст. 6")
+PROMPT = AssembledPrompt(meta={"mode": "law"}, budget={"law_chars": 0},
+                         law_source_refs=[LawSourceRef(article_ref=ref, r2_key=f"k{i}", score=0.9)
+                                        for i, ref in enumerate(EVIDENCE)])
+GAP = CoverageGap(reason="ACT_FOUND_IN_CATALOG_NOT_INDEXED", acts=[{"nreg": "504/96-ВР", "title": "Про відпустки"}])
+
+
+def draft(text: str) -> Draft:
+    cites = [Citation(article_ref=c.article_ref, act_nreg=c.act_nreg, article=c.article)
+             for c in find_citations(text, LABELS)]
+    return Draft(text=text, citations=cites, provider="offline", model="offline-extractive-1", attempt=1)
+
+
+VERIFY_CASES = [
+    pytest.param("Відпустка — 24 дні (КЗпП ст. 75; Закон «Про відпустки» ст. 6).", None, "complete",
+                 {"КЗпП ст. 75": "supported", "Закон «Про відпустки» ст. 6": "supported"}, id="only-evidence-cited"),
+    pytest.param("Відпустка — 24 дні (КЗпП ст. 75), звільнення (КЗпП ст. 36).", None, "retry_write",
+                 {"КЗпП ст. 75": "supported", "КЗпП ст. 36": "not_in_evidence"}, id="article-not-in-evidence"),
+    pytest.param("Податкова знижка (ПКУ ст. 167), відпустка (КЗпП ст. 75).", None, "retry_write",
+                 {"ПКУ ст. 167": "unknown_act", "КЗпП ст. 75": "supported"}, id="unknown-act"),
+    pytest.param("Відпустка (Закон «Про відпустки» ст. 6).", GAP, "retry_write",
+                 {"Закон «Про відпустки» ст. 6": "not_in_evidence"}, id="act-in-coverage-gap"),
+    pytest.param("Відпустка триває 24 дні.", None, "retry_write", {}, id="cites-nothing-although-evidence-exists"),
+]
+
+
+@pytest.mark.parametrize(("text", "gap", "verdict", "statuses"), VERIFY_CASES)
+def test_verify_checks_every_citation_against_the_evidence(text: str, gap: CoverageGap | None, verdict: str,
+                                                           statuses: dict[str, str]) -> None:
+    # when
+    result = verify(draft(text), PROMPT, LABELS, gap)
+    # then
+    assert result.verdict == verdict
+    assert {c.article_ref: c.status for c in result.citations} == statuses
+
+
+def test_verify_notes_a_draft_that_cites_nothing() -> None:
+    result = verify(draft("Відпустка триває 24 дні."), PROMPT, LABELS, None)
+    assert result.notes == ["draft cites nothing although evidence exists"]
+
+
+def test_verify_accepts_a_draft_without_citations_when_there_is_no_evidence() -> None:
+    empty = AssembledPrompt(meta={}, budget={}, law_source_refs=[])
+    assert verify(draft("У базі знань не знайдено норм."), empty, LABELS, None).verdict == "complete"
+
+
+def test_verify_checks_a_repeated_citation_once() -> None:
+    result = verify(draft("КЗпП ст. 36 і ще раз КЗпП ст. 36."), PROMPT, LABELS, None)
+    assert [c.article_ref for c in result.citations] == ["КЗпП ст. 36"]
+
+
+# --- U12 ----------------------------------------------------------------------------------------------------
+MIXED = ("Відпустка — 24 дні (КЗпП ст. 75). Звільнення (КЗпП ст. 36) неможливе, див. також КЗпП ст. 36 "
+         "та ПКУ ст. 167.")
+
+
+def test_deliver_removes_unsupported_citations_from_text_and_list() -> None:
+    # given a draft with one supported and two unsupported citations, as U11 verified it
+    d = draft(MIXED)
+    result = verify(d, PROMPT, LABELS, None)
+    # when
+    answer = deliver(d, result, LABELS, "strong", None)
+    # then
+    assert answer.removed_citations == ["КЗпП ст. 36", "ПКУ ст. 167"]
+    assert [c.article_ref for c in answer.citations] == ["КЗпП ст. 75"]
+    assert "КЗпП ст. 75" in answer.text
+    assert answer.text.count(REMOVED) == 3
+
+
+def test_deliver_never_leaves_a_removed_citation_in_the_text() -> None:
+    d = draft(MIXED)
+    answer = deliver(d, verify(d, PROMPT, LABELS, None), LABELS, "strong", None)
+    left = {c.article_ref for c in find_citations(answer.text, LABELS)}
+    assert left == {"КЗпП ст. 75"}
+    for removed in answer.removed_citations:
+        assert removed not in answer.text
+    assert "ст. 36" not in answer.text and "ст. 167" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "given", "gap", "expected"),
+    [
+        pytest.param(MIXED, "strong", None, "partial", id="strong-downgraded-when-something-removed"),
+        pytest.param(MIXED, "partial", None, "partial", id="partial-stays-partial"),
+        pytest.param("Відпустка — 24 дні (КЗпП ст. 75).", "strong", None, "strong",
+                     id="strong-kept-when-all-supported"),
+        pytest.param("Звільнення (КЗпП ст. 36).", "strong", None, "none", id="nothing-left-no-gap-none"),
+        pytest.param("Звільнення (КЗпП ст. 36).", "strong", GAP, "weak", id="nothing-left-with-gap-weak"),
+    ],
+)
+def test_deliver_support_level_reflects_what_survived(text: str, given: str, gap: CoverageGap | None,
+                                                      expected: str) -> None:
+    d = draft(text)
+    answer = deliver(d, verify(d, PROMPT, LABELS, gap), LABELS, given, gap)  # type: ignore[arg-type]
+    assert answer.support_level == expected
+
+
+def test_deliver_keeps_a_fully_supported_draft_unchanged() -> None:
+    d = draft("Відпустка — 24 дні (КЗпП ст. 75; Закон «Про відпустки» ст. 6).")
+    answer = deliver(d, verify(d, PROMPT, LABELS, None), LABELS, "strong", None)
+    assert answer.text == d.text
+    assert answer.citations == d.citations
+    assert answer.removed_citations == []
