@@ -7,6 +7,7 @@ PostgreSQL, a Redis broker, a Qdrant server and S3/R2 by setting the URLs below.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -156,6 +157,7 @@ OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
 OPENAI_TIMEOUT_S = env.float("OPENAI_TIMEOUT_S", default=60.0)
 OPENAI_MAX_RETRIES = env.int("OPENAI_MAX_RETRIES", default=2)
 LLM_WRITER_MODEL = env.str("LLM_WRITER_MODEL", default="gpt-4o-mini")
+RUN_COST_CAP_USD = Decimal(env.str("RUN_COST_CAP_USD", default="0.50"))  # per run; a specialist may override it
 LLM_WRITER_MAX_TOKENS = env.int("LLM_WRITER_MAX_TOKENS", default=900)
 if PRODUCTION and LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("OPENAI_API_KEY must be set when LLM_PROVIDER=openai in production")

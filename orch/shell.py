@@ -36,6 +36,12 @@ def limits() -> Limits:
                   u11_write_retry_max=settings.U11_DIRECT_WRITE_RETRY_MAX)
 
 
+def run_limits(run: Run) -> dict[str, object]:
+    cap = run.specialist.cost_cap_usd if run.specialist.cost_cap_usd is not None else settings.RUN_COST_CAP_USD
+    return {"RUN_MAX_STEPS": settings.RUN_MAX_STEPS, "U6_DIRECT_RETRY_MAX": settings.U6_DIRECT_RETRY_MAX,
+            "U11_DIRECT_WRITE_RETRY_MAX": settings.U11_DIRECT_WRITE_RETRY_MAX, "RUN_COST_CAP_USD": str(cap)}
+
+
 def stage_config() -> StageConfig:
     return StageConfig(question_max_chars=settings.QUESTION_MAX_CHARS, top_k=settings.RETRIEVAL_TOP_K,
                        min_hits=settings.GATE_MIN_HITS, evidence_max_items=settings.EVIDENCE_MAX_ITEMS,
@@ -52,7 +58,7 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
     model = settings.LLM_WRITER_MODEL
     search = ports.QdrantSearchPort()
     # Flags are resolved once, at U1, and snapshotted on the run so retries route the same way.
-    flags = flags_snapshot(specialist=sp) if stage == "U1" else dict(run.flags)
+    flags = {**flags_snapshot(specialist=sp), **run.flag_overrides} if stage == "U1" else dict(run.flags)
     return StageEnv(
         run_id=str(run.id), attempt=attempt, question=run.question, specialist=profile, flags=flags, now=now,
         config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
@@ -78,8 +84,10 @@ def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | No
                                               started_at=timezone.now())
         if run.status == Run.Status.QUEUED:
             run.status, run.started_at = Run.Status.RUNNING, timezone.now()
+        if not run.limits:  # the bounds this run lives under, visible on the run
+            run.limits = run_limits(run)
         run.current_stage = stage
-        run.save(update_fields=["steps", "status", "started_at", "current_stage", "updated_at"])
+        run.save(update_fields=["steps", "status", "started_at", "current_stage", "limits", "updated_at"])
         return run, event
 
 

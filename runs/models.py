@@ -28,6 +28,8 @@ class Specialist(models.Model):
     directives = models.JSONField(default=list, blank=True, help_text="A list of directive strings.")
     red_lines = models.TextField(blank=True)
     response_contract = models.TextField(blank=True)
+    cost_cap_usd = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True,
+                                       help_text="Per-run cost cap for this specialist; empty = RUN_COST_CAP_USD.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -85,6 +87,10 @@ class Run(models.Model):
     current_stage = models.CharField(max_length=4, choices=Stage.choices, blank=True)
     steps = models.PositiveIntegerField(default=0, help_text="Stage executions so far (bounded by RUN_MAX_STEPS).")
     flags = models.JSONField(default=dict, blank=True, help_text="Resolved flags snapshotted at U1.")
+    flag_overrides = models.JSONField(default=dict, blank=True,
+                                      help_text="Per-run flag overrides (e.g. ask --assembler on), applied at U1.")
+    limits = models.JSONField(default=dict, blank=True, help_text="The bounds this run ran under (caps, retries).")
+    conversation_id = models.CharField(max_length=100, blank=True, db_index=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
