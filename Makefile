@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 DEMO_QUESTION ?= Скільки календарних днів триває щорічна основна відпустка?
 # The test suite runs on PostgreSQL + Redis (the production path, with a real Celery worker), then the
-# non-e2e tests once more on the embedded SQLite default.
+# non-e2e tests once more on the embedded SQLite default (the browser tests run once, on PostgreSQL).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
@@ -42,7 +42,7 @@ typecheck: install-dev
 
 test: lint typecheck
 	DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest
-	DATABASE_URL= $(BIN)/pytest -m "not e2e"
+	DATABASE_URL= $(BIN)/pytest -m "not e2e and not browser"
 
 serve: migrate
 	@echo "web on :$(PORT) + worker ($${CELERY_BROKER_URL:-embedded: tasks run inside the web process})"

@@ -31,12 +31,16 @@ def render_source(block: SourceBlock) -> str:
             f"{head}{block.text}\n</source>")
 
 
+def render_coverage_gap(coverage_gap: CoverageGap | None) -> str | None:
+    if coverage_gap is None or not coverage_gap.acts:
+        return None
+    names = "; ".join(a.get("title") or a.get("nreg", "") for a in coverage_gap.acts)
+    return f"<coverage_gap reason={quoteattr(coverage_gap.reason)}>{names}</coverage_gap>"
+
+
 def render_kb_context(blocks: list[SourceBlock], coverage_gap: CoverageGap | None = None) -> str:
-    parts = ["<kb_context>", *(render_source(b) for b in blocks)]
-    if coverage_gap is not None and coverage_gap.acts:
-        names = "; ".join(a.get("title") or a.get("nreg", "") for a in coverage_gap.acts)
-        parts.append(f"<coverage_gap reason={quoteattr(coverage_gap.reason)}>{names}</coverage_gap>")
-    parts.append("</kb_context>")
+    gap = render_coverage_gap(coverage_gap)
+    parts = ["<kb_context>", *(render_source(b) for b in blocks), *([gap] if gap else []), "</kb_context>"]
     return "\n".join(parts)
 
 

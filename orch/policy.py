@@ -15,6 +15,7 @@ LINEAR = {"U1": "U2", "U2": "U3", "U3": "U4", "U4": "U5", "U7": "U8", "U8": "U9"
 DONE = "DONE"
 FAIL = "FAIL"
 ASK_CLARIFICATION = "ASK_CLARIFICATION"
+CLARIFICATION_ANSWERED = "CLARIFICATION"  # pseudo-stage: the user answered the question ORCH asked
 
 
 def run_action(stage: str) -> str:
@@ -45,6 +46,8 @@ class Decision:
     mask: tuple[str, ...] = ()
     reset: tuple[str, ...] = ()
     detail: dict[str, Any] = field(default_factory=dict)
+    # Where the rules leave a real choice, the other safe actions; a model may pick one for hard cases.
+    alternatives: tuple[str, ...] = ()
 
     @property
     def next_stage(self) -> str | None:
@@ -68,6 +71,9 @@ def decide(inp: OrchInput) -> Decision:
             return Decision(run_action("U7"), "retrieval retry over its bound: forwarded with weak support")
         return Decision(run_action("U4"), f"retrieval retry pending ({retry.reason}, attempt {retry.attempt}"
                         f"/{retry.max})", mask=DOWNSTREAM_OF_RETRIEVAL)
+    if stage == CLARIFICATION_ANSWERED:
+        # Seed 001: resume from U7 with the chosen act bound, keeping U4's hits: no retrieval rerun.
+        return Decision(run_action("U7"), "clarification answered: resume from U7 with the chosen act")
     if stage in LINEAR:
         return Decision(run_action(LINEAR[stage]), f"{stage} done")
     if stage == "U5":
@@ -76,6 +82,8 @@ def decide(inp: OrchInput) -> Decision:
             return Decision(run_action("U6"), "gate_decision missing or corrupt: U6 forwards (fail-safe)")
         if gate.expand:
             return Decision(run_action("U6"), f"gate expands: {gate.reason}")
+        if gate.support_level == "partial":  # enough to write, but recovery might still find better evidence
+            return Decision(run_action("U7"), f"gate satisfied: {gate.reason}", alternatives=(run_action("U6"),))
         return Decision(run_action("U7"), f"gate satisfied: {gate.reason}")
     if stage == "U6":
         if retry is not None and retry.state == "deferred":
@@ -91,7 +99,7 @@ def decide(inp: OrchInput) -> Decision:
             writes = inp.attempts.get("U10", 1)
             if writes - 1 < inp.limits.u11_write_retry_max:
                 return Decision(run_action("U10"), f"write retry {writes}/{inp.limits.u11_write_retry_max}: "
-                                "unsupported citations", reset=WRITER_ARTIFACTS)
+                                "unsupported citations", reset=WRITER_ARTIFACTS, alternatives=(run_action("U12"),))
             return Decision(run_action("U12"), "write retries exhausted: U12 removes unsupported citations")
         return Decision(FAIL, "verifier failed the draft")
     return Decision(FAIL, f"no rule for finished stage {stage!r}")

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
-from knowledge import index
+from knowledge import index, searchindex
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector
 from knowledge.models import Act
@@ -30,10 +30,21 @@ def load_lexicon() -> ActLexicon:
 
 
 class QdrantSearchPort:
-    def __init__(self, embedder: Embedder | None = None, collection: str | None = None) -> None:
+    """LLDBI search. With a Qdrant server its own indexes answer; with the local path, the in-process
+    index (knowledge/searchindex.py) answers, because the local mode scores point by point in Python."""
+
+    def __init__(self, embedder: Embedder | None = None, collection: str | None = None,
+                 backend: str | None = None) -> None:
         self._embedder = embedder
         self.collection = collection or settings.LLDBI_COLLECTION
         self._query_cache: dict[str, list[float]] = {}
+        backend = backend or settings.LLDBI_SEARCH
+        if backend not in {"auto", "qdrant", "memory"}:
+            raise ValueError(f"LLDBI_SEARCH must be auto, qdrant or memory, got {backend!r}")
+        self.in_memory = backend == "memory" or (backend == "auto" and not settings.QDRANT_URL)
+
+    def _local(self) -> searchindex.LocalSearchIndex:
+        return searchindex.get_index(index.get_client(), self.collection)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -45,18 +56,24 @@ class QdrantSearchPort:
 
     def _vector(self, query: str) -> list[float]:
         if query not in self._query_cache:  # a plan often runs the same question with and without filters
-            self._query_cache[query] = self.embedder.embed([query])[0].tolist()
+            self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()
         return self._query_cache[query]
 
     def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        if self.in_memory:
+            return self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit)
         return index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
                                   act_keys=[a.lower() for a in act_nregs], limit=limit)
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        if self.in_memory:
+            return self._local().lexical_search(query_vector(query), [a.lower() for a in act_nregs], limit)
         return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
                                     act_keys=[a.lower() for a in act_nregs], limit=limit)
 
     def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]:
+        if self.in_memory:
+            return self._local().article([a.lower() for a in act_nregs], article)
         return index.article_chunks(index.get_client(), self.collection, act_keys=[a.lower() for a in act_nregs],
                                     article=article)
 

@@ -8,9 +8,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from pydantic import BaseModel
 
-from assemble.u9 import assemble_prompt, build_blocks
+from assemble.budgets import AssembleConfig, budget_for, layer_budgets
+from assemble.config import assemble_config, counter_for_encoding, triage_settings
+from assemble.layers import PROMPT_ASSEMBLER_VERSION
+from assemble.ports import triage_ask
+from assemble.prompt import SourceBlock
+from assemble.render import layered_prompt, legacy_prompt, writer_prompt_from_context
+from assemble.selectors import correction_get_many, correction_list_for_run
+from assemble.triage import Triage, triage_deterministic, triage_with_model
+from assemble.u9 import assemble_prompt
+from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
 from llm.gateway import LlmGateway
 from llm.types import Completion, Message
@@ -27,7 +37,7 @@ from pipeline.stages.retrieval import SearchPort, retrieve
 from pipeline.stages.verify import verify
 from pipeline.stages.writing import write
 from recovery.gate import GatePolicy, gate
-from recovery.recover import recover
+from recovery.recover import Resolution, recover
 
 
 class StageInputMissing(Exception):
@@ -42,6 +52,7 @@ class StageConfig:
     evidence_max_items: int
     budget_profile: str
     u6_retry_max: int
+    clarify_max_options: int
     writer_model: str
     writer_max_tokens: int
     provider: str
@@ -62,6 +73,7 @@ class StageEnv:
     count_tokens: Callable[[str], int]
     tokenizer_id: str
     gateway: Callable[[], LlmGateway]
+    doclist: Callable[[str], Resolution] | None = None  # None: DOCLIST_ENABLED is off
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -145,16 +157,20 @@ def run_u5(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
 
 
 def run_u6(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
-    outcome = recover(gate_decision=read(doc, "gate_decision", c.GateDecision),
-                      profile=need(doc, "query_profile", c.QueryProfile),
+    profile: c.QueryProfile = need(doc, "query_profile", c.QueryProfile)
+    resolutions = [env.doclist(p) for p in profile.unresolved_act_phrases] if env.doclist else []
+    outcome = recover(gate_decision=read(doc, "gate_decision", c.GateDecision), profile=profile,
                       previous=read(doc, "retrieval_retry_request", c.RetrievalRetryRequest),
-                      retry_max=env.config.u6_retry_max, now=env.now)
+                      resolutions=resolutions, clarification=read(doc, "clarification", c.Clarification),
+                      retry_max=env.config.u6_retry_max, max_options=env.config.clarify_max_options, now=env.now)
     write_: dict[str, BaseModel | None] = {"doclist_trace": outcome.doclist_trace}
     if outcome.retrieval_retry_request is not None:
         write_["retrieval_retry_request"] = outcome.retrieval_retry_request
     if outcome.coverage_gap is not None:
         write_["coverage_gap"] = outcome.coverage_gap
-    return StageResult(write_, {"note": outcome.note})
+    if outcome.clarification is not None:
+        write_["clarification"] = outcome.clarification
+    return StageResult(write_, {"note": outcome.note, "doclist": [r.reason for r in resolutions]})
 
 
 def _coverage_gap(doc: Mapping[str, Any]) -> c.CoverageGap | None:
@@ -169,7 +185,9 @@ def run_u7(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
         support = "partial"
     gap = _coverage_gap(doc)
     excluded = frozenset(a["nreg"].lower() for a in (gap.acts if gap else []))
-    bound = frozenset(str(a).lower() for a in doc.get("x_bound_acts", []))
+    clarification = read(doc, "clarification", c.Clarification)
+    chosen = clarification.answer_nreg if clarification else None
+    bound = frozenset({chosen.lower()}) if chosen else frozenset()
     evidence = assemble_evidence(need(doc, "raw_hits", c.RawHits), support_level=support,
                                  max_items=env.config.evidence_max_items, excluded_acts=excluded, bound_acts=bound)
     return StageResult({"evidence_assembly": evidence}, {"items": len(evidence.items)})
@@ -180,44 +198,105 @@ def run_u8(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     return StageResult({"legal_reasoning": result}, {"norms": len(result.applicable_norms)})
 
 
+def _u9_triage(env: StageEnv, question: str, profile: c.QueryProfile, plan: c.SearchPlan,
+               evidence: c.EvidenceAssembly, cfg: AssembleConfig) -> Triage:
+    ts = triage_settings()
+    if ts.mode == "deterministic":
+        return triage_deterministic(profile=profile, plan=plan, evidence=evidence, weights=cfg.signal_weights,
+                                    shares=cfg.mode_shares)
+    return triage_with_model(question=question, profile=profile, plan=plan, evidence=evidence,
+                             weights=cfg.signal_weights, shares=cfg.mode_shares,
+                             ask=triage_ask(env.gateway(), ts.model, ts.timeout_s), model=ts.model)
+
+
+def _u9_layered(env: StageEnv, prompt: c.AssembledPrompt, blocks: list[SourceBlock], intake_: c.Intake,
+                mode: str, gap: c.CoverageGap | None, cfg: AssembleConfig) -> c.AssembledPrompt:
+    budget = budget_for(env.config.budget_profile, mode, cfg)
+    budgets = layer_budgets(budget.total_tokens, budget.evidence_tokens, cfg)
+    layer_budget = {"total": budget.total_tokens, "layers": budgets}
+    corrections = correction_list_for_run(run_id=env.run_id, limit=settings.PROMPT_CORRECTIONS_MAX)
+    # PromptBudgetExceeded propagates: the run fails with its counts rather than send an over-budget prompt.
+    wp = layered_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized, coverage_gap=gap,
+                        corrections=corrections, total_tokens=budget.total_tokens, budgets=budgets,
+                        count=env.count_tokens, block_tokens=[s.tokens for s in prompt.snippets])
+    kept = set((wp.kept_refs or {}).get("kb", ()))
+    meta = {**prompt.meta, "assembler": "layered", "prompt_assembler_version": PROMPT_ASSEMBLER_VERSION,
+            "layer_budget": layer_budget, "correction_ids": [x.id for x in corrections],
+            "total_tokens_est": wp.context_tokens, "prompt_tokens": wp.total_tokens, "prompt_sha256": wp.sha256}
+    dropped = [s.article_ref for s in prompt.snippets if s.article_ref not in kept]
+    if dropped:
+        meta["warnings"] = [*meta["warnings"], *(f"kb_layer_truncated:{ref}" for ref in dropped)]
+    # U11 checks citations against what the writer saw: a source the kb layer cut is not evidence any more.
+    refs = [r for r in prompt.law_source_refs if r.article_ref in kept]
+    return prompt.model_copy(update={"meta": meta, "law_source_refs": refs, "layer_manifest": wp.layer_manifest})
+
+
 def run_u9(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     evidence: c.EvidenceAssembly = need(doc, "evidence_assembly", c.EvidenceAssembly)
+    profile: c.QueryProfile = need(doc, "query_profile", c.QueryProfile)
+    plan: c.SearchPlan = need(doc, "search_plan", c.SearchPlan)
+    intake_: c.Intake = need(doc, "intake", c.Intake)
+    cfg = assemble_config()
     texts, warnings = env.snippets().get_many([k for i in evidence.items for k in i.r2_keys])
-    prompt, _ = assemble_prompt(evidence=evidence, profile=need(doc, "query_profile", c.QueryProfile),
-                                plan=need(doc, "search_plan", c.SearchPlan), texts=texts, load_warnings=warnings,
-                                budget_profile=env.config.budget_profile, tokenizer_id=env.tokenizer_id,
-                                count=env.count_tokens, now=env.now, coverage_gap=_coverage_gap(doc))
-    return StageResult({"assembled_prompt": prompt}, {"tokens": prompt.meta["total_tokens_est"],
-                                                      "snippets": len(prompt.snippets)})
+    triage = _u9_triage(env, intake_.normalized, profile, plan, evidence, cfg)
+    gap = _coverage_gap(doc)
+    prompt, blocks = assemble_prompt(evidence=evidence, profile=profile, plan=plan, texts=texts,
+                                     load_warnings=warnings, budget_profile=env.config.budget_profile,
+                                     tokenizer_id=env.tokenizer_id, count=env.count_tokens, now=env.now,
+                                     coverage_gap=gap, triage=triage, config=cfg)
+    if env.flags.get(PROMPT_ASSEMBLER_ENABLED, False):
+        prompt = _u9_layered(env, prompt, blocks, intake_, profile.mode, gap, cfg)
+    else:
+        legacy = legacy_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized,
+                               coverage_gap=gap, count=env.count_tokens)
+        prompt = prompt.model_copy(update={"meta": {**prompt.meta, "prompt_tokens": legacy.total_tokens,
+                                                    "prompt_sha256": legacy.sha256}})
+    return StageResult({"assembled_prompt": prompt}, {
+        "tokens": prompt.meta["total_tokens_est"], "prompt_tokens": prompt.meta["prompt_tokens"],
+        "snippets": len(prompt.snippets), "assembler": prompt.meta["assembler"], "triage": triage.model,
+        "channels": prompt.meta["channels_used"]})
 
 
 def run_u10(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     prompt: c.AssembledPrompt = need(doc, "assembled_prompt", c.AssembledPrompt)
     texts, warnings = env.snippets().get_many([k for s in prompt.snippets for k in s.r2_keys])
+    layered = prompt.meta.get("assembler") == "layered"
+    corrections = correction_get_many(ids=prompt.meta.get("correction_ids", [])) if layered else []
+    # Count with the tokenizer U9 recorded: the layered cut depends on the counts, and must come out the same.
+    count = counter_for_encoding(str(prompt.meta.get("tokenizer") or env.tokenizer_id))
+    wp = writer_prompt_from_context(doc, texts=texts, corrections=corrections, count=count)
     gateway = env.gateway()
 
     def complete(messages: list[Message]) -> Completion:
         return gateway.complete(role="writer", model=env.config.writer_model, messages=messages,
                                 max_tokens=env.config.writer_max_tokens)
 
-    draft, _ = write(profile=env.specialist, blocks=build_blocks(prompt.snippets, texts),
-                     question=need(doc, "intake", c.Intake).normalized, coverage_gap=_coverage_gap(doc),
-                     complete=complete, labels=_labels(env, doc), provider=env.config.provider,
-                     attempt=env.attempt)
-    return StageResult({"draft": draft}, {"citations": [x.article_ref for x in draft.citations],
-                                          "warnings": warnings})
+    draft = write(messages=wp.messages, complete=complete, labels=_labels(env, doc), provider=env.config.provider,
+                  attempt=env.attempt)
+    detail: dict[str, Any] = {"citations": [x.article_ref for x in draft.citations], "warnings": warnings,
+                              "assembler": wp.assembler, "prompt_sha256": wp.sha256,
+                              "prompt_tokens": wp.total_tokens,
+                              "prompt_matches_u9": wp.sha256 == prompt.meta.get("prompt_sha256")}
+    if layered:
+        detail["prompt_assembler_version"] = prompt.meta.get("prompt_assembler_version")
+    return StageResult({"draft": draft}, detail)
+
+
+def _titles(env: StageEnv) -> dict[str, str]:
+    """Catalog titles → nreg: acts with neither an abbreviation nor a «Про …» title are still recognised."""
+    return {e.title: e.nreg for e in env.lexicon().entries if e.title}
 
 
 def run_u11(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     result = verify(need(doc, "draft", c.Draft), need(doc, "assembled_prompt", c.AssembledPrompt),
-                    _labels(env, doc), _coverage_gap(doc))
+                    _labels(env, doc), _coverage_gap(doc), titles=_titles(env))
     return StageResult({"verify_result": result}, {"verdict": result.verdict})
 
 
 def run_u12(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     evidence = read(doc, "evidence_assembly", c.EvidenceAssembly)
     answer = deliver(need(doc, "draft", c.Draft), need(doc, "verify_result", c.VerifyResult), _labels(env, doc),
-                     evidence.support_level if evidence else "none", _coverage_gap(doc))
+                     evidence.support_level if evidence else "none", _coverage_gap(doc), titles=_titles(env))
     return StageResult({"answer": answer}, {"citations": len(answer.citations)})
 
 

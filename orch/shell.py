@@ -6,7 +6,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -16,12 +19,14 @@ from assemble.tokenizer import count_tokens, encoding_name_for_model
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
-from orch import ports
+from llm.types import ProviderError
+from orch import canary, ports
 from orch.dispatch import enqueue_stage
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
 from orch.runners import RUNNERS, StageConfig, StageEnv
 from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
+from recovery.recover import Resolution
 from runs.models import Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -46,8 +51,35 @@ def stage_config() -> StageConfig:
     return StageConfig(question_max_chars=settings.QUESTION_MAX_CHARS, top_k=settings.RETRIEVAL_TOP_K,
                        min_hits=settings.GATE_MIN_HITS, evidence_max_items=settings.EVIDENCE_MAX_ITEMS,
                        budget_profile=settings.U9_BUDGET_PROFILE, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
+                       clarify_max_options=settings.CLARIFY_MAX_OPTIONS,
                        writer_model=settings.LLM_WRITER_MODEL, writer_max_tokens=settings.LLM_WRITER_MAX_TOKENS,
                        provider=settings.LLM_PROVIDER)
+
+
+def _as_dict(candidate: object) -> dict[str, Any]:
+    if isinstance(candidate, dict):
+        return candidate
+    if hasattr(candidate, "model_dump"):
+        return dict(candidate.model_dump())
+    return dict(vars(candidate))
+
+
+def doclist_port() -> Callable[[str], Resolution] | None:
+    """DocList as U6 sees it: a phrase in, a reason code and candidates out (local or remote client)."""
+    if not settings.DOCLIST_ENABLED:
+        return None
+    from recovery import doclist_client
+
+    def resolve(query: str) -> Resolution:
+        try:
+            answer = doclist_client.resolve(query)
+        except doclist_client.DoclistUnavailable as exc:  # U6 forwards or retries; it never guesses an act
+            logger.warning("DocList unavailable", extra={"error": str(exc)})
+            return Resolution(query=query, reason="DOCLIST_UNAVAILABLE")
+        return Resolution(query=query, reason=str(answer.reason),
+                          candidates=[_as_dict(c) for c in answer.candidates])
+
+    return resolve
 
 
 def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
@@ -64,6 +96,7 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
         config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
         count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
         gateway=lambda: LlmGateway(str(run.id), stage, attempt),
+        doclist=doclist_port() if stage == "U6" else None,
     )
 
 
@@ -118,6 +151,25 @@ def _apply_decision(run: Run, decision: Decision) -> None:
     run.save(update_fields=["status", "error", "finished_at", "updated_at"])
 
 
+def _canary(decision: Decision, document: dict[str, Any], run: Run, stage: str, attempt: int) -> Decision:
+    """Rules decide obvious branches; a hard one with a real choice asks the cheap or premium ORCH model."""
+    if not decision.alternatives:
+        return decision
+    level = canary.difficulty(document)
+    if level == "obvious":
+        return decision
+    model = settings.ORCH_PREMIUM_MODEL if level == "complex" else settings.ORCH_CHEAP_MODEL
+    try:
+        reply = LlmGateway(str(run.id), stage, attempt).complete(
+            role="orch", model=model, messages=canary.orch_messages(decision, document),
+            max_tokens=canary.ORCH_MAX_TOKENS)
+    except ProviderError:
+        logger.warning("ORCH model failed; the rule decides", extra={"model": model})
+        return decision
+    chosen = canary.pick(decision, reply.text)
+    return replace(chosen, decided_by="premium" if level == "complex" else "cheap", alternatives=())
+
+
 def execute_stage(run_id: str, stage: str, attempt: int) -> None:
     with bind_run(run_id, stage):
         claimed = _begin(run_id, stage, attempt)
@@ -137,6 +189,12 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                 if not run.is_terminal:
                     _apply_decision(run, decision)
             return
+        # Decide before taking the locks: a model consulted for a hard branch must not hold row locks.
+        document = apply(snapshot.document, write=result.write)
+        attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
+        decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
+                                    steps=run.steps, limits=limits()))
+        decision = _canary(decision, document, run, stage, attempt)
         with transaction.atomic():
             run = Run.objects.select_for_update().get(pk=run_id)
             ctx = RunContext.objects.select_for_update().get(run_id=run_id)
@@ -145,10 +203,6 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
             if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
                 _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
                 return
-            document = apply(ctx.document, write=result.write)
-            attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
-            decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
-                                        steps=run.steps, limits=limits()))
             document = apply(document, mask=decision.mask, reset=decision.reset)
             ctx.document, ctx.version = document, ctx.version + 1
             ctx.save(update_fields=["document", "version", "updated_at"])

@@ -1,42 +1,326 @@
-"""Citations in the canonical form "<act label> ст. <n>" ("КЗпП ст. 75", "Закон «Про відпустки» ст. 6"). Pure."""
+"""Citations of articles, in the canonical form "<act label> ст. <n>" ("КЗпП ст. 75", "Закон «Про відпустки» ст. 6")
+and in the free forms a model writes anyway: "ст. 36 КЗпП", "статтею 36 Кодексу законів про працю", "частина третя
+статті 40", "статті 6 Закону України «Про відпустки»", "ст. 36, 40 КЗпП". Pure.
+
+Every article mention is found and bound to an act when the text names one (by label, quoted title, inflected
+title, a code's initials, or "цього Кодексу"); a mention that names no act takes the act named earlier in its
+sentence, else it is bound only when exactly one evidence article has that number. A mention that cannot be bound
+keeps an empty label, so U11 refuses it and U12 removes it: for a verifier, an article it cannot place is as bad
+as one it cannot find.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
-_ART = re.compile(r"ст\.\s*(\d+(?:-\d+)?)")
-_PREV_WORD = re.compile(r"([А-ЯІЇЄҐA-Z][\w'’ʼ«»]*)\s*$")
-# «Закон «Про оплату праці» ст. 3» naming an act we do not know: the quoted title is the label.
+from knowledge.text import lemma
+
+# "ст. 36", "ст.ст. 36", "статтею 36", "статей 36", with an optional "пункт 1 частини третьої" / "ч. 3" before it.
+_HEAD = re.compile(
+    r"(?<![\w.])"
+    r"(?P<part>(?:(?:п\.|пункт\w*)\s*\d+\s+)?(?:(?:ч\.|частин\w*)\s*(?:\d+|[^\W\d_]+)\s+)?)"
+    r"(?:ст\.(?:\s*ст\.)?|статт\w*|статей)\s*(?P<num>\d+(?:-\d+)?)(?![\w])",
+    re.I,
+)
+_MORE = re.compile(r"(?:\s*,\s*|\s+(?:і|й|та)\s+|\s*[–—]\s*)(\d+(?:-\d+)?)(?![\w])")
+_LIST_END = re.compile(r"\s*(?:[,;.:)\]]|$|[–—]|(?:і|й|та)\s+\d|цьо|ціє|зазнач|того\s+ж|[«A-ZА-ЯІЇЄҐ])")
+_QUOTED_AFTER = re.compile(
+    r"(?:(?P<kind>Закон\w*|Постанов\w*|Указ\w*|Кодекс\w*)\s+(?:України\s+)?)?«(?P<title>[^«»]*(?:«[^«»]*»[^«»]*)?)»")
 _PREV_QUOTED = re.compile(r"((?:Закон\w*\s+(?:України\s+)?)?«[^«»]*(?:«[^«»]*»[^«»]*)?»)\s*$")
+_THIS_ACT = re.compile(r"(?:цього|ціє[їй]|зазначеного|вказаного|того\s+ж)\s+(?P<kind>Кодекс\w*|Закон\w*|Конституц\w*)",
+                       re.I)
+_ABBREV = re.compile(r"[А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7}(?![\w'’ʼ])")
+_PREV_ABBREV = re.compile(r"(?<![\w'’ʼ])([А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7})\s*$")
+_WORD = re.compile(r"[\w'’ʼ-]+")
+# Title words that say nothing about which act is meant.
+_GENERIC = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
+STEM = 6  # names compare on lemma prefixes: pymorphy3 lemmatises some title adjectives as nouns
+MAX_NAME_WORDS = 9
+WINDOW = 200  # characters looked at on either side of an article mention
+
+
+def _caps(token: str) -> int:
+    return sum(ch.isupper() for ch in token)
+
+
+def _stem(word: str) -> str:
+    return lemma(word.lower().strip("-'’ʼ"))[:STEM]
+
+
+def _is_law(label: str) -> bool:
+    return label.startswith("Закон")
 
 
 @dataclass(frozen=True)
 class FoundCitation:
-    label: str
+    label: str  # the act's canonical label; "" when the mention could not be bound to any act
     article: str
-    act_nreg: str | None  # None: the label names no act we know
-    start: int
+    act_nreg: str | None  # None: not an act we know (or not bound at all)
+    start: int  # the whole mention: part prefix, article word and numbers, act name
     end: int
+    how: str = "label"  # label | quoted | title | initials | this_act | inherited | evidence | unknown | unbound
+    part: str | None = None
 
     @property
     def article_ref(self) -> str:
-        return f"{self.label} ст. {self.article}"
+        return f"{self.label} ст. {self.article}" if self.label else f"ст. {self.article}"
+
+    @property
+    def bare_ref(self) -> str:
+        return f"ст. {self.article}"
 
 
-def find_citations(text: str, labels: dict[str, str]) -> list[FoundCitation]:
-    """``labels`` maps each known act label to its nreg; the longest label that ends right before "ст." wins."""
-    ordered = sorted(labels, key=len, reverse=True)
-    out = []
-    for m in _ART.finditer(text):
-        window_start = max(0, m.start() - 160)
-        before = text[window_start: m.start()].rstrip()
-        before_end = window_start + len(before)
-        label = next((lab for lab in ordered if before.endswith(lab)), None)
-        if label is not None:
-            out.append(FoundCitation(label, m.group(1), labels[label], before_end - len(label), m.end()))
+@dataclass(frozen=True)
+class _Names:
+    labels: tuple[tuple[str, str], ...]  # (label, nreg), longest label first
+    canonical: dict[str, str]  # nreg -> the first label naming it (labels come canonical label first)
+    forms: tuple[tuple[tuple[str, ...], str], ...]  # (title stems, nreg), longest first
+    quoted: dict[str, str]  # lower-cased quoted title -> nreg
+    abbrevs: tuple[tuple[str, str], ...]  # (lower-cased abbreviation, nreg), longest first
+
+
+def _title_stems(title: str) -> tuple[str, ...]:
+    return tuple(s for s in (_stem(w) for w in _WORD.findall(title)) if s and s not in _GENERIC)
+
+
+@lru_cache(maxsize=32)
+def _names(labels: tuple[tuple[str, str], ...], titles: tuple[tuple[str, str], ...]) -> _Names:
+    canonical: dict[str, str] = {}
+    forms: dict[tuple[str, ...], str] = {}
+    quoted: dict[str, str] = {}
+    abbrevs: dict[str, str] = {}
+    labels = tuple((label.strip(), nreg) for label, nreg in labels if label.strip())  # untitled acts have none
+    for label, nreg in labels:
+        canonical.setdefault(nreg, label)
+        match = re.fullmatch(r"Закон «(.+)»", label)
+        if match:
+            quoted.setdefault(match.group(1).lower(), nreg)
+            forms.setdefault(_title_stems(match.group(1)), nreg)
+        elif " " in label:
+            forms.setdefault(_title_stems(label), nreg)
+        elif _caps(label) >= 2:
+            abbrevs.setdefault(label.lower(), nreg)
+    for title, nreg in titles:
+        if not title.strip():
             continue
-        word = _PREV_QUOTED.search(before) or _PREV_WORD.search(before)
-        if word:  # looks like a citation of an act we do not know: keep it, so U11 can refuse it
-            out.append(FoundCitation(word.group(1), m.group(1), None, window_start + word.start(), m.end()))
+        forms.setdefault(_title_stems(title), nreg)
+        if title.startswith("Про "):
+            quoted.setdefault(title.lower(), nreg)
+    forms.pop((), None)
+    return _Names(labels=tuple(sorted(labels, key=lambda p: len(p[0]), reverse=True)), canonical=canonical,
+                  forms=tuple(sorted(forms.items(), key=lambda p: len(p[0]), reverse=True)), quoted=quoted,
+                  abbrevs=tuple(sorted(abbrevs.items(), key=lambda p: len(p[0]), reverse=True)))
+
+
+@dataclass(frozen=True)
+class _Act:
+    label: str
+    nreg: str | None
+    start: int  # where the act's name is in the text
+    end: int
+    how: str
+
+
+def _known(names: _Names, nreg: str, start: int, end: int, how: str) -> _Act:
+    return _Act(names.canonical.get(nreg, nreg), nreg, start, end, how)
+
+
+def _name_words(text: str, pos: int) -> list[re.Match[str]]:
+    """The words right after ``pos`` up to the first punctuation: where an act's name can be."""
+    out: list[re.Match[str]] = []
+    cursor = pos
+    for m in _WORD.finditer(text, pos, min(len(text), pos + WINDOW)):
+        if text[cursor:m.start()].strip() or len(out) == MAX_NAME_WORDS:
+            break
+        out.append(m)
+        cursor = m.end()
     return out
+
+
+def _with_ukraine(text: str, words: list[re.Match[str]], used: int) -> int:
+    end = words[used - 1].end()
+    if used < len(words) and _stem(words[used].group()) == "україн":
+        end = words[used].end()
+    return end
+
+
+def _by_title(names: _Names, text: str, words: list[re.Match[str]]) -> _Act | None:
+    """"Кодексу законів про працю України", "Закону про відпустки": a catalog title, inflected."""
+    if not words or not words[0].group()[0].isupper():
+        return None
+    stems = [_stem(w.group()) for w in words]
+    significant = [(i, s) for i, s in enumerate(stems) if s not in _GENERIC]
+    lawish = stems[0].startswith(("закон", "консти"))
+    for form, nreg in names.forms:
+        if len(form) == 1 and not lawish:  # "Відпустки" alone is a word, "Закону про відпустки" is a name
+            continue
+        if tuple(s for _, s in significant[:len(form)]) == form:
+            used = significant[len(form) - 1][0] + 1
+            return _known(names, nreg, words[0].start(), _with_ukraine(text, words, used), "title")
+    return None
+
+
+def _by_initials(names: _Names, text: str, words: list[re.Match[str]]) -> _Act | None:
+    """"Кодексу законів про працю" is КЗпП, "Цивільного кодексу" is ЦК, "Конституції України" is КУ: codes and
+    the Constitution are abbreviated by their initials ("України" is skipped when the abbreviation omits it)."""
+    head = words[:6]
+    if not head or not head[0].group()[0].isupper():
+        return None
+    if not any(_stem(w.group()) == "кодекс" for w in head[:3]) and _stem(head[0].group()) != "консти":
+        return None
+    initials = [w.group()[0].lower() for w in head]
+    for abbrev, nreg in names.abbrevs:
+        for used in range(len(abbrev), len(head) + 1):
+            letters = [c for i, c in enumerate(initials[:used]) if not (c == "у" and _stem(head[i].group()) ==
+                                                                     "україн" and "у" not in abbrev)]
+            if "".join(letters) == abbrev:
+                return _known(names, nreg, head[0].start(), _with_ukraine(text, words, used), "initials")
+            if len(letters) > len(abbrev):
+                break
+    return None
+
+
+def _act_after(names: _Names, text: str, pos: int, previous: list[FoundCitation]) -> _Act | None:
+    rest = text[pos:pos + WINDOW]
+    at = pos + len(rest) - len(rest.lstrip())
+    if at == pos and rest[:1].isalnum():
+        return None
+    tail = text[at:at + WINDOW]
+    for label, nreg in names.labels:
+        if tail.startswith(label) and not tail[len(label):len(label) + 1].isalnum():
+            return _known(names, nreg, at, at + len(label), "label")
+    quoted = _QUOTED_AFTER.match(tail)
+    if quoted:
+        quoted_nreg = names.quoted.get(quoted.group("title").lower())
+        if quoted_nreg is not None:
+            return _known(names, quoted_nreg, at, at + quoted.end(), "quoted")
+    this = _THIS_ACT.match(tail)
+    if this:  # "статті 40 цього Кодексу": the act last named explicitly, of the same kind (law or code)
+        law = this.group("kind").lower().startswith("закон")
+        for c in reversed(previous):
+            if c.act_nreg and c.how not in ("evidence", "this_act") and _is_law(c.label) == law:
+                return _Act(c.label, c.act_nreg, at, at + this.end(), "this_act")
+        return _Act("", None, at, at + this.end(), "unbound")
+    words = _name_words(text, at)
+    found = _by_title(names, text, words) or _by_initials(names, text, words)
+    if found:
+        return found
+    if quoted:  # a quoted title of an act we do not know: keep it, so U11 can refuse it
+        title, kind = quoted.group("title"), quoted.group("kind") or "Закон"
+        label = f"Закон «{title}»" if kind.startswith("Закон") else f"{kind} «{title}»"
+        return _Act(label, None, at, at + quoted.end(), "unknown")
+    abbrev = _ABBREV.match(tail)
+    if abbrev and _caps(abbrev.group()) >= 2:
+        return _Act(abbrev.group(), None, at, at + abbrev.end(), "unknown")
+    if words and words[0].group()[0].isupper():
+        stems = [_stem(w.group()) for w in words[:4]]
+        if "кодекс" in stems:  # "Податкового кодексу" of a catalog without it
+            end = _with_ukraine(text, words, stems.index("кодекс") + 1)
+            return _Act(text[at:end], None, at, end, "unknown")
+    return None
+
+
+def _act_before(names: _Names, text: str, start: int, floor: int) -> _Act | None:
+    """The canonical form names the act right before "ст.": "КЗпП ст. 75", "Закон «Про відпустки» ст. 6"."""
+    window_start = max(floor, start - WINDOW)
+    before = text[window_start:start].rstrip()
+    before_end = window_start + len(before)
+    for label, nreg in names.labels:
+        begin = before_end - len(label)
+        if before.endswith(label) and begin >= floor and not text[begin - 1:begin].isalnum():
+            return _known(names, nreg, begin, before_end, "label")
+    unknown = _PREV_QUOTED.search(before) or _PREV_ABBREV.search(before)
+    if unknown and (unknown.re is _PREV_QUOTED or _caps(unknown.group(1)) >= 2):
+        return _Act(unknown.group(1), None, window_start + unknown.start(1), before_end, "unknown")
+    return None
+
+
+def _from_evidence(article: str, evidence: Mapping[str, list[tuple[str, str | None]]]) -> _Act | None:
+    candidates = evidence.get(article, [])
+    if len(candidates) == 1:
+        label, nreg = candidates[0]
+        return _Act(label, nreg, -1, -1, "evidence")
+    return None
+
+
+_TEXTUAL = frozenset({"label", "quoted", "title", "initials", "this_act", "inherited"})
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _same_sentence_act(text: str, start: int, previous: list[FoundCitation]) -> _Act | None:
+    """"Закон «Про відпустки» ст. 6 та ст. 7": a bare mention in the sentence of a named act is that act's article.
+    Binding it by the evidence instead could pass off another act's article 7 as the one the reader sees."""
+    last = next((c for c in reversed(previous) if c.how in _TEXTUAL and c.act_nreg), None)
+    if last is None or _SENTENCE_END.search(text, last.end, start):
+        return None
+    return _Act(last.label, last.act_nreg, -1, -1, "inherited")
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """"КЗпП ст. 36" -> ("КЗпП", "36")."""
+    label, _, article = ref.rpartition(" ст. ")
+    return label, article
+
+
+def _numbers(text: str, m: re.Match[str]) -> tuple[list[str], int]:
+    nums, end = [m.group("num")], m.end()
+    while True:
+        more = _MORE.match(text, end)
+        if more is None or not _LIST_END.match(text, more.end()):
+            return nums, end
+        nums.append(more.group(1))
+        end = more.end()
+
+
+def find_citations(text: str, labels: Mapping[str, str], *, titles: Mapping[str, str] | None = None,
+                   evidence: Iterable[str] = ()) -> list[FoundCitation]:
+    """``labels`` maps each known act label to its nreg, the act's canonical label first; ``titles`` (optional)
+    maps catalog titles and aliases to nregs; ``evidence`` holds canonical refs, used only to place a mention
+    that names no act."""
+    names = _names(tuple(labels.items()), tuple((titles or {}).items()))
+    by_article: dict[str, list[tuple[str, str | None]]] = {}
+    for ref in dict.fromkeys(evidence):
+        label, article = split_ref(ref)
+        entry = (label, labels.get(label))
+        if article and entry not in by_article.setdefault(article, []):
+            by_article[article].append(entry)
+    out: list[FoundCitation] = []
+    consumed = 0  # a name already read as the act of the previous mention is not read again
+    pos = 0
+    while (m := _HEAD.search(text, pos)) is not None:
+        nums, nums_end = _numbers(text, m)
+        before = _act_before(names, text, m.start(), consumed)
+        after = _act_after(names, text, nums_end, out)
+        # A known act wins over an unknown one; the canonical form (act first) wins a tie.
+        act = next((a for a in (before, after) if a is not None and a.nreg is not None), None)
+        act = act or next((a for a in (after,) if a is not None and a.how == "unbound"), None) or before or after
+        start = min(m.start(), act.start) if act is not None else m.start()
+        end = max(nums_end, act.end) if act is not None else nums_end
+        part = (m.group("part") or "").strip() or None
+        inherited = _same_sentence_act(text, m.start(), out) if act is None else None
+        for num in nums:
+            bound = act if act is not None and act.how != "unbound" else None
+            if act is None:
+                bound = inherited or _from_evidence(num, by_article)
+            if bound is None:
+                out.append(FoundCitation("", num, None, start, end, "unbound", part))
+            else:
+                out.append(FoundCitation(bound.label, num, bound.nreg, start, end, bound.how, part))
+        consumed = pos = end
+    return out
+
+
+def citation_keys(refs: Collection[str], labels: Mapping[str, str]) -> set[tuple[str, str]]:
+    """Refs as (act, article) keys: the nreg when the label is known, so two labels of one act compare equal."""
+    keys = set()
+    for ref in refs:
+        label, article = split_ref(ref)
+        keys.add(((labels.get(label) or label).lower(), article))
+    return keys
+
+
+def citation_key(c: FoundCitation) -> tuple[str, str]:
+    return ((c.act_nreg or c.label).lower(), c.article)

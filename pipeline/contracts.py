@@ -55,6 +55,9 @@ class QueryProfile(Section):
     goals: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
     complexity: Literal["simple", "moderate", "complex"]
+    # "процесуального кодексу", "Закон про неіснуюче": the question names an act the lexicon could not bind;
+    # U6 asks DocList which act it is (or whether it exists at all).
+    unresolved_act_phrases: list[str] = Field(default_factory=list)
 
 
 # --- U3 ---------------------------------------------------------------------------------------------------
@@ -131,6 +134,26 @@ class RetrievalRetryRequest(Section):
     max: int
     requested_at: str
     updated_at: str
+
+
+class ClarificationOption(Section):
+    nreg: str
+    title: str
+    label: str
+    indexed: bool
+
+
+class Clarification(Section):
+    """A question back to the user (seed 001: ambiguity deferral), and the answer once it arrives."""
+
+    reason: str
+    question: str
+    about: str  # the words of the user's question that were ambiguous
+    options: list[ClarificationOption]
+    asked_at: str
+    answer_nreg: str | None = None
+    answer_text: str | None = None
+    answered_at: str | None = None
 
 
 class DoclistTrace(Section):
@@ -257,4 +280,5 @@ SECTION_TYPES: dict[str, type[BaseModel]] = {
     "verify_result": VerifyResult,
     "answer": Answer,
     "coverage_gap": CoverageGap,
+    "clarification": Clarification,
 }

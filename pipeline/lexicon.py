@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge.chunking import act_label
-from knowledge.text import lemma, words
+from knowledge.text import lemma
 
 # Title words that say nothing about which act is meant.
 _GENERIC = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
@@ -34,8 +34,24 @@ class LexiconEntry:
 NAME_STEM = 6
 
 
+_TOKEN = re.compile(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ-]+")
+
+
+def lemma_tokens(text: str, keep: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """(name stem, character offset) of each meaningful word, in order."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        word = m.group(0).strip("-'").lower().replace("’", "'").replace("ʼ", "'")
+        if not word:
+            continue
+        lem = lemma(word)
+        if lem not in _GENERIC or lem in keep:
+            out.append((lem[:NAME_STEM], m.start()))
+    return out
+
+
 def lemma_seq(text: str, keep: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    return tuple(lemma(w)[:NAME_STEM] for w in words(text) if lemma(w) not in _GENERIC or lemma(w) in keep)
+    return tuple(stem for stem, _ in lemma_tokens(text, keep))
 
 
 @dataclass(frozen=True)

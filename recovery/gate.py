@@ -22,6 +22,9 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
     if missing_acts:
         return GateDecision(expand=True, reason="act_not_indexed", support_level="weak" if top else "none",
                             top_score=top_score, total_goals=total_goals)
+    if profile.unresolved_act_phrases:
+        return GateDecision(expand=True, reason="act_unresolved", support_level="partial" if top else "none",
+                            top_score=top_score, total_goals=total_goals)
     if not top:
         failed = trace is not None and any(s.error for s in trace.steps)
         return GateDecision(expand=True, reason="retrieval_error" if failed else "no_hits", support_level="none",

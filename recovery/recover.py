@@ -1,12 +1,16 @@
-"""U6 Recovery: act resolution for acts the index lacks (coverage gap), and bounded seeded reruns of U4.
-Pure: the DocList answers arrive as data in the query profile's act cues."""
+"""U6 Recovery: DocList resolution of the acts the question names, coverage-gap honesty, ambiguity deferral,
+and bounded seeded reruns of U4 (seeds 001, 002). Pure: DocList answers arrive as data."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from pipeline.contracts import (
+    Clarification,
+    ClarificationOption,
     CoverageGap,
     DoclistTrace,
     GateDecision,
@@ -20,7 +24,16 @@ AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
 ACT_FOUND_AND_INDEXED = "ACT_FOUND_AND_INDEXED"
 
 RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "named_act_not_in_hits",
-                       "too_few_hits"})
+                       "too_few_hits", "act_unresolved"})
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What DocList said about one act phrase of the question."""
+
+    query: str
+    reason: str
+    candidates: list[dict[str, Any]] = field(default_factory=list)  # nreg, title, abbreviations, indexed, ...
 
 
 @dataclass(frozen=True)
@@ -28,38 +41,75 @@ class RecoveryOutcome:
     doclist_trace: DoclistTrace
     retrieval_retry_request: RetrievalRetryRequest | None
     coverage_gap: CoverageGap | None
+    clarification: Clarification | None
     note: str
 
 
-def recover(*, gate_decision: GateDecision | None, profile: QueryProfile,
-            previous: RetrievalRetryRequest | None, retry_max: int, now: datetime) -> RecoveryOutcome:
+def _label(c: dict[str, Any]) -> str:
+    abbrevs = c.get("abbreviations") or []
+    return str(abbrevs[0]) if abbrevs else str(c.get("title") or c.get("nreg"))
+
+
+def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previous: RetrievalRetryRequest | None,
+            resolutions: Sequence[Resolution], clarification: Clarification | None, retry_max: int,
+            max_options: int, now: datetime) -> RecoveryOutcome:
     stamp = now.isoformat()
     if gate_decision is None:
         return RecoveryOutcome(DoclistTrace(note="gate_decision missing or corrupt: forwarded (fail-safe)"),
-                               previous, None, "fail_safe_forward")
-    resolutions = [
-        {"query": c.matched, "nreg": c.nreg, "title": c.title,
-         "reason": ACT_FOUND_AND_INDEXED if c.indexed else ACT_FOUND_IN_CATALOG_NOT_INDEXED}
-        for c in profile.act_hints
-    ]
-    trace = DoclistTrace(resolutions=resolutions)
-    missing = [r for r in resolutions if r["reason"] != ACT_FOUND_AND_INDEXED]
-    gap = CoverageGap(reason=ACT_FOUND_IN_CATALOG_NOT_INDEXED,
-                      acts=[{"nreg": r["nreg"], "title": r["title"]} for r in missing]) if missing else None
+                               previous, None, None, "fail_safe_forward")
+    cue_rows: list[dict[str, Any]] = [
+        {"query": c.matched, "reason": ACT_FOUND_AND_INDEXED if c.indexed else ACT_FOUND_IN_CATALOG_NOT_INDEXED,
+         "candidates": [{"nreg": c.nreg, "title": c.title, "indexed": c.indexed}]} for c in profile.act_hints]
+    phrase_rows: list[dict[str, Any]] = [
+        {"query": r.query, "reason": r.reason, "candidates": r.candidates} for r in resolutions]
+    trace = DoclistTrace(resolutions=cue_rows + phrase_rows)
+
+    gap_acts: list[dict[str, str]] = []
+    gap_reason = ""
+    found_hints: list[str] = []
+    for row in cue_rows + phrase_rows:
+        first = row["candidates"][0] if row["candidates"] else None
+        if first and any(a["nreg"] == str(first["nreg"]) for a in gap_acts):
+            continue  # the same act named twice (abbreviation and title) is one gap
+        if row["reason"] == ACT_FOUND_IN_CATALOG_NOT_INDEXED and first:
+            gap_acts.append({"nreg": str(first["nreg"]), "title": str(first.get("title") or first["nreg"])})
+            gap_reason = ACT_FOUND_IN_CATALOG_NOT_INDEXED
+        elif row["reason"] == ACT_NOT_FOUND_IN_CATALOG:
+            gap_acts.append({"nreg": "", "title": str(row["query"])})
+            gap_reason = gap_reason or ACT_NOT_FOUND_IN_CATALOG
+        elif row["reason"] == ACT_FOUND_AND_INDEXED and first and row in phrase_rows:
+            found_hints.append(str(first["nreg"]))
+    gap = CoverageGap(reason=gap_reason, acts=gap_acts) if gap_acts else None
+
+    ambiguous = next((r for r in resolutions if r.reason == AMBIGUOUS_ACT_MATCH and r.candidates), None)
+    answered = clarification is not None and clarification.answer_nreg is not None
+    if ambiguous is not None and not answered:
+        # Ambiguity deferral (seed 001): retrying retrieval before the user says which act wastes tokens.
+        options = [ClarificationOption(nreg=str(c["nreg"]), title=str(c.get("title") or ""), label=_label(c),
+                                       indexed=bool(c.get("indexed"))) for c in ambiguous.candidates[:max_options]]
+        asked = Clarification(reason=AMBIGUOUS_ACT_MATCH, about=ambiguous.query, options=options, asked_at=stamp,
+                              question=f"Уточніть, будь ласка, який акт ви маєте на увазі під «{ambiguous.query}»: "
+                              + "; ".join(f"{o.label} ({o.title})" for o in options) + ".")
+        deferred = RetrievalRetryRequest(state="deferred", reason=AMBIGUOUS_ACT_MATCH, attempt=previous.attempt
+                                         if previous else 0, max=retry_max, requested_at=stamp, updated_at=stamp)
+        return RecoveryOutcome(trace, deferred, gap, asked, "ambiguity_deferred")
+
     attempt = (previous.attempt if previous else 0) + 1
-    if gate_decision.reason not in RETRYABLE:
-        return RecoveryOutcome(trace, previous, gap, "no_retry_for_reason")
+    if gate_decision.reason not in RETRYABLE and not found_hints:
+        return RecoveryOutcome(trace, previous, gap, None, "no_retry_for_reason")
+    if gate_decision.reason == "act_unresolved" and not found_hints:
+        return RecoveryOutcome(trace, previous, gap, None, "nothing_to_retry_with")
     if attempt > retry_max:
         exhausted = RetrievalRetryRequest(
             state="exhausted", reason=gate_decision.reason, attempt=attempt - 1, max=retry_max,
             seeded_queries=previous.seeded_queries if previous else [],
             requested_at=previous.requested_at if previous else stamp, updated_at=stamp)
-        return RecoveryOutcome(trace, exhausted, gap, "retry_exhausted")
-    # Seeded rerun: the question's content words alone (drops question framing that dilutes BM25), and the
-    # indexed acts it names as hints; direct retry on a transient failure keeps the cues as they were.
+        return RecoveryOutcome(trace, exhausted, gap, None, "retry_exhausted")
+    # Seeded rerun: the question's content words alone (drops framing that dilutes BM25) plus the acts DocList
+    # found; a direct retry after a transient failure keeps the cues as they were.
     seeded = [] if gate_decision.reason == "retrieval_error" else [" ".join(profile.keywords)]
+    hints = list(dict.fromkeys([c.nreg for c in profile.act_hints if c.indexed] + found_hints))
     request = RetrievalRetryRequest(
         state="pending", reason=gate_decision.reason, seeded_queries=[q for q in seeded if q.strip()],
-        act_hints=[c.nreg for c in profile.act_hints if c.indexed], attempt=attempt, max=retry_max,
-        requested_at=stamp, updated_at=stamp)
-    return RecoveryOutcome(trace, request, gap, "retry_requested")
+        act_hints=hints, attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
+    return RecoveryOutcome(trace, request, gap, None, "retry_requested")

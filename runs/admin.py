@@ -1,9 +1,29 @@
+"""The run side of the operators' console: the run list with its filters, the run page (runs/admin_views.py),
+the run actions and the dashboard, plus the plain tables behind them."""
+
+from __future__ import annotations
+
 import json
+import re
+import uuid
+from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.db.models import Exists, OuterRef, Q, QuerySet, Sum
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
+from runs import admin_views
 from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
+from runs.services import RunStateError, run_cancel
+
+admin.site.site_header = "Lexery console"
+admin.site.site_title = "Lexery console"
+admin.site.index_title = "Runs, flags and knowledge"
+
+ID_LIKE = re.compile(r"^[0-9a-fA-F-]{6,36}$")
 
 
 @admin.register(Org)
@@ -14,9 +34,14 @@ class OrgAdmin(admin.ModelAdmin):
 
 @admin.register(Specialist)
 class SpecialistAdmin(admin.ModelAdmin):
-    list_display = ("slug", "org", "name", "created_at")
+    list_display = ("slug", "org", "name", "flags_link", "created_at")
     list_filter = ("org",)
     search_fields = ("slug", "name")
+
+    @admin.display(description="flags")
+    def flags_link(self, obj: Specialist) -> SafeString:
+        url = reverse("admin:flags_specialistflags_changelist") + f"?q={obj.slug}"
+        return format_html('<a href="{}">flags</a>', url)
 
 
 @admin.register(ApiKey)
@@ -25,43 +50,162 @@ class ApiKeyAdmin(admin.ModelAdmin):
     readonly_fields = ("prefix", "digest", "created_at")
 
 
-class StageEventInline(admin.TabularInline):
-    model = StageEvent
-    extra = 0
-    can_delete = False
-    fields = ("step", "stage", "attempt", "outcome", "duration_ms", "next_action", "decided_by", "reason")
-    readonly_fields = fields
+# --- run list filters ---------------------------------------------------------------------------------------
+class YesNoFilter(admin.SimpleListFilter):
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "yes"), ("no", "no")]
+
+    def condition(self) -> Q:
+        raise NotImplementedError
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(self.condition())
+        if self.value() == "no":
+            return queryset.exclude(self.condition())
+        return queryset
 
 
-class LedgerInline(admin.TabularInline):
-    model = CostLedgerEntry
-    extra = 0
-    can_delete = False
-    fields = ("stage", "attempt", "call_ordinal", "provider", "model", "prompt_tokens", "completion_tokens",
-              "cached_tokens", "cost_usd", "latency_ms", "status")
-    readonly_fields = fields
+class HadRetriesFilter(YesNoFilter):
+    """A stage ran more than once: a retrieval rerun (U6→U4) or a write retry (U11→U10)."""
+
+    title = "had retries"
+    parameter_name = "retries"
+
+    def condition(self) -> Q:
+        return Q(Exists(StageEvent.objects.filter(run=OuterRef("pk"), attempt__gt=1)))
+
+
+class AwaitedClarificationFilter(YesNoFilter):
+    title = "awaited clarification"
+    parameter_name = "clarification"
+
+    def condition(self) -> Q:
+        asked = StageEvent.objects.filter(run=OuterRef("pk"), next_action="ASK_CLARIFICATION")
+        return (Q(status=Run.Status.AWAITING_CLARIFICATION) | Q(Exists(asked))
+                | Q(context__document__has_key="clarification"))
+
+
+class CoverageGapFilter(YesNoFilter):
+    """The law asked about is not in the index (DocList said so): the answer had to say it honestly."""
+
+    title = "coverage gap"
+    parameter_name = "gap"
+
+    def condition(self) -> Q:
+        return Q(context__document__has_key="coverage_gap")
+
+
+class SpecialistListFilter(admin.RelatedFieldListFilter):
+    """The specialist choices with their orgs in one query (a specialist's name includes its org)."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [(str(s.pk), str(s)) for s in Specialist.objects.select_related("org").order_by("org__slug", "slug")]
 
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ("id", "org", "specialist", "status", "current_stage", "steps", "created_at")
-    list_filter = ("status", "current_stage", "org", "specialist", "created_at")
-    search_fields = ("id", "question")
-    readonly_fields = ("id", "org", "specialist", "question", "status", "current_stage", "steps", "flags", "error",
-                       "created_at", "started_at", "finished_at", "context_pretty")
-    inlines = [StageEventInline, LedgerInline]
+    list_display = ("short_id", "created", "status_badge", "stage", "specialist", "question_short", "steps",
+                    "prompt_path", "cost")
+    list_display_links = ("short_id",)
+    list_filter = ("status", "current_stage", "org", ("specialist", SpecialistListFilter), "created_at",
+                   HadRetriesFilter, AwaitedClarificationFilter, CoverageGapFilter)
+    search_fields = ("question",)
+    search_help_text = "Search by question text or run id (or its first characters)."
+    date_hierarchy = "created_at"
+    list_select_related = ("org", "specialist__org")
+    list_per_page = 50
+    actions = ("cancel_selected",)
+    change_list_template = "admin/runs/run/change_list.html"
 
-    @admin.display(description="RunContext")
-    def context_pretty(self, obj: Run) -> str:
-        doc = obj.context.document if hasattr(obj, "context") else {}
-        return format_html("<pre style='white-space:pre-wrap'>{}</pre>",
-                           json.dumps(doc, ensure_ascii=False, indent=2))
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs are created through the API or `ask`
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Run]:
+        return super().get_queryset(request).annotate(cost_usd=Sum("ledger__cost_usd"))
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Run],
+                           search_term: str) -> tuple[QuerySet[Run], bool]:
+        term = search_term.strip()
+        if ID_LIKE.match(term):
+            try:
+                return queryset.filter(pk=uuid.UUID(term)), False
+            except ValueError:  # a prefix: hyphens are stored on PostgreSQL, not on SQLite
+                by_id = queryset.filter(Q(id__istartswith=term) | Q(id__istartswith=term.replace("-", "")))
+                if by_id.exists():
+                    return by_id, False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="run", ordering="id")
+    def short_id(self, obj: Run) -> str:
+        return str(obj.pk)[:8]
+
+    @admin.display(description="created (UTC)", ordering="created_at")
+    def created(self, obj: Run) -> str:
+        return obj.created_at.strftime("%Y-%m-%d %H:%M:%S")
+
+    @admin.display(description="stage", ordering="current_stage")
+    def stage(self, obj: Run) -> str:
+        return obj.current_stage
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, obj: Run) -> SafeString:
+        return format_html('<span class="badge {}">{}</span>', obj.status, obj.status.replace("_", " "))
+
+    @admin.display(description="question")
+    def question_short(self, obj: Run) -> str:
+        return obj.question if len(obj.question) <= 80 else obj.question[:79] + "…"
+
+    @admin.display(description="prompt")
+    def prompt_path(self, obj: Run) -> str:
+        value = (obj.flags or {}).get("prompt_assembler_enabled")
+        return "" if value is None else ("layered" if value else "legacy")
+
+    @admin.display(description="cost $", ordering="cost_usd")
+    def cost(self, obj: Run) -> str:
+        value = getattr(obj, "cost_usd", None)
+        return "" if value is None else f"{value:.4f}"
+
+    @admin.action(description="Cancel the selected runs (queued, running or waiting)", permissions=["change"])
+    def cancel_selected(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
+        done, refused = 0, 0
+        for run in queryset:
+            try:
+                run_cancel(run=run)
+                done += 1
+            except RunStateError:
+                refused += 1
+        self.message_user(request, f"{done} run(s) cancelled; {refused} had already finished.",
+                          messages.SUCCESS if done else messages.WARNING)
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        mine = [
+            path("dashboard/", wrap(lambda r: admin_views.dashboard(self, r)), name="runs_run_dashboard"),
+            path("<str:object_id>/snippet/", wrap(lambda r, object_id: admin_views.run_snippet(self, r, object_id)),
+                 name="runs_run_snippet"),
+            path("<str:object_id>/cancel/", wrap(lambda r, object_id: admin_views.run_cancel_action(
+                self, r, object_id)), name="runs_run_cancel"),
+            path("<str:object_id>/rerun/", wrap(lambda r, object_id: admin_views.run_rerun_action(
+                self, r, object_id)), name="runs_run_rerun"),
+        ]
+        return mine + super().get_urls()
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        return admin_views.run_page(self, request, object_id)
 
 
 @admin.register(RunContext)
 class RunContextAdmin(admin.ModelAdmin):
     list_display = ("run", "version", "updated_at")
-    readonly_fields = ("run", "document", "version", "updated_at")
+    readonly_fields = ("run", "version", "updated_at", "document_pretty")
+    exclude = ("document",)
+
+    @admin.display(description="document")
+    def document_pretty(self, obj: RunContext) -> SafeString:
+        return format_html("<pre style='white-space:pre-wrap'>{}</pre>",
+                           json.dumps(obj.document, ensure_ascii=False, indent=2))
 
 
 @admin.register(StageEvent)

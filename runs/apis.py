@@ -11,7 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs.selectors import run_events, run_get_for_org, run_view
-from runs.services import RunInputError, run_create, specialist_get_for_org
+from runs.services import (
+    RunInputError,
+    RunStateError,
+    run_cancel,
+    run_clarification_answer,
+    run_create,
+    specialist_get_for_org,
+)
 
 
 def _org(request: Request) -> Any:
@@ -44,6 +51,7 @@ class RunOutputSerializer(serializers.Serializer):
     support_level = serializers.CharField(allow_null=True)
     coverage_gap = serializers.JSONField(allow_null=True)
     clarification = serializers.JSONField(allow_null=True)
+    limits = serializers.JSONField()
     error = serializers.CharField(allow_null=True)
     cost = CostSerializer()
     created_at = serializers.DateTimeField()
@@ -95,3 +103,36 @@ class RunEventsApi(APIView):
         run = run_get_for_org(org=_org(request), run_id=run_id)
         events = self.OutputSerializer(run_events(run=run), many=True).data
         return Response({"run_id": str(run.id), "events": events})
+
+
+class RunClarificationApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        option = serializers.CharField(required=False, allow_blank=False, max_length=64)
+        answer = serializers.CharField(required=False, allow_blank=False, max_length=500)
+
+    @extend_schema(request=InputSerializer, responses={202: RunOutputSerializer})
+    def post(self, request: Request, run_id: str) -> Response:
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            run_clarification_answer(run=run, option=data.validated_data.get("option"),
+                                     answer=data.validated_data.get("answer"))
+        except RunInputError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        except RunStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunCancelApi(APIView):
+    @extend_schema(request=None, responses={200: RunOutputSerializer})
+    def post(self, request: Request, run_id: str) -> Response:
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        try:
+            run_cancel(run=run)
+        except RunStateError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        run = run_get_for_org(org=_org(request), run_id=run_id)
+        return Response(RunOutputSerializer(run_view(run=run)).data)

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import QuerySet, Sum
 from django.http import Http404
 
-from pipeline.contracts import Answer
+from pipeline.contracts import Answer, Clarification
 from pipeline.document import read
 from runs.models import CostLedgerEntry, Org, Run, StageEvent
 
@@ -33,8 +33,18 @@ def run_cost(*, run: Run) -> dict[str, Any]:
     agg = CostLedgerEntry.objects.filter(run=run).aggregate(
         usd=Sum("cost_usd"), prompt_tokens=Sum("prompt_tokens"), completion_tokens=Sum("completion_tokens"),
         cached_tokens=Sum("cached_tokens"))
-    return {"usd": str(agg["usd"] or Decimal("0")), "prompt_tokens": agg["prompt_tokens"] or 0,
+    usd = (agg["usd"] or Decimal("0")).quantize(Decimal("0.00000001"))  # SQLite sums to 18 decimal places
+    return {"usd": f"{usd:f}", "prompt_tokens": agg["prompt_tokens"] or 0,
             "completion_tokens": agg["completion_tokens"] or 0, "cached_tokens": agg["cached_tokens"] or 0}
+
+
+def _clarification(doc: dict[str, Any]) -> dict[str, Any] | None:
+    asked = read(doc, "clarification", Clarification)
+    if asked is None:
+        return None
+    return {"question": asked.question, "reason": asked.reason, "about": asked.about,
+            "options": [{"nreg": o.nreg, "label": o.label, "title": o.title} for o in asked.options],
+            "answer": asked.answer_nreg, "answered_at": asked.answered_at}
 
 
 def run_view(*, run: Run) -> dict[str, Any]:
@@ -55,7 +65,8 @@ def run_view(*, run: Run) -> dict[str, Any]:
         },
         "support_level": answer.support_level if answer else None,
         "coverage_gap": gap.model_dump() if gap else doc.get("coverage_gap"),
-        "clarification": doc.get("clarification"),
+        "clarification": _clarification(doc),
+        "limits": run.limits,
         "error": run.error or None,
         "cost": run_cost(run=run),
         "created_at": run.created_at.isoformat(),

@@ -4,13 +4,20 @@ commit: a rejected request stores nothing."""
 from __future__ import annotations
 
 import logging
+import re
+from collections import Counter
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from knowledge.text import normalize
 from orch.dispatch import enqueue_stage
-from runs.models import Org, Run, RunContext, Specialist
+from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
+from orch.shell import limits
+from pipeline.contracts import Clarification, ClarificationOption
+from pipeline.document import MASKED, apply, read
+from runs.models import Org, Run, RunContext, Specialist, StageEvent
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +35,9 @@ def specialist_get_for_org(*, org: Org, slug: str) -> Specialist:
     return specialist
 
 
-def run_create(*, org: Org, specialist: Specialist, question: str) -> Run:
+def run_create(*, org: Org, specialist: Specialist, question: str,
+               flag_overrides: dict[str, bool] | None = None) -> Run:
+    """``flag_overrides`` (e.g. ``ask --assembler on``) win over the resolved flags at U1, for this run only."""
     cleaned = normalize(question or "")
     if not cleaned:
         raise RunInputError("question must not be empty")
@@ -37,9 +46,125 @@ def run_create(*, org: Org, specialist: Specialist, question: str) -> Run:
     if specialist.org_id != org.id:
         raise RunInputError(f"specialist {specialist.slug!r} belongs to another org")
     with transaction.atomic():
-        run = Run.objects.create(org=org, specialist=specialist, question=cleaned)
+        run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
+                                 flag_overrides=dict(flag_overrides or {}))
         RunContext.objects.create(run=run, document={})
         enqueue_stage(str(run.id), "U1", 1)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
     run.refresh_from_db()
     return run
+
+
+class RunStateError(Exception):
+    """The run is not in a state that allows this operation (HTTP 409)."""
+
+
+def run_cancel(*, run: Run) -> Run:
+    """Cancel a queued, running or waiting run. A stage in flight finishes its computation but persists nothing:
+    the shell sees the terminal status under the row lock and stops there."""
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.is_terminal:
+            raise RunStateError(f"run is already {locked.status}; "
+                                "only queued, running or waiting runs can be cancelled")
+        locked.status, locked.finished_at = Run.Status.CANCELLED, timezone.now()
+        locked.error = "cancelled by request"
+        locked.save(update_fields=["status", "finished_at", "error", "updated_at"])
+    logger.info("run cancelled", extra={"run_id": str(run.pk)})
+    return locked
+
+
+def _match_option(answer: str, options: list[ClarificationOption]) -> ClarificationOption | None:
+    """A free-text answer picks the option whose label, nreg or title it names (one and only one)."""
+    text = normalize(answer).lower()
+    words_ = set(re.findall(r"[\w'’ʼ/-]+", text))
+    hits = [o for o in options if o.label.lower() in words_ or o.nreg.lower() in words_]
+    if not hits:
+        stems = {w[:6] for w in words_ if len(w) > 3}
+        hits = [o for o in options
+                if {w[:6] for w in re.findall(r"\w+", o.title.lower()) if len(w) > 3 and w != "україни"} <= stems]
+    return hits[0] if len(hits) == 1 else None
+
+
+def run_clarification_answer(*, run: Run, option: str | None = None, answer: str | None = None) -> Run:
+    """Bind the chosen act and resume the run where ORCH says (seed 001: from U7, keeping U4's hits)."""
+    if not (option or answer) or (option and answer):
+        raise RunInputError("give exactly one of 'option' (an offered act number) or 'answer' (free text)")
+    with transaction.atomic():
+        locked = Run.objects.select_for_update().get(pk=run.pk)
+        if locked.status != Run.Status.AWAITING_CLARIFICATION:
+            raise RunStateError(f"run is {locked.status}, not awaiting clarification")
+        ctx = RunContext.objects.select_for_update().get(run=locked)
+        asked = read(ctx.document, "clarification", Clarification)
+        if asked is None or asked.answer_nreg is not None:
+            raise RunStateError("run has no open clarification question")
+        if option:
+            chosen = next((o for o in asked.options if o.nreg.lower() == option.strip().lower()), None)
+            if chosen is None:
+                offered = ", ".join(f"{o.nreg} ({o.label})" for o in asked.options)
+                raise RunInputError(f"option {option!r} was not offered; choose one of: {offered}")
+        else:
+            chosen = _match_option(answer or "", asked.options)
+            if chosen is None:
+                offered = ", ".join(f"{o.label} ({o.nreg})" for o in asked.options)
+                raise RunInputError(f"could not tell which act the answer means; name one of: {offered}")
+        answered = asked.model_copy(update={"answer_nreg": chosen.nreg, "answer_text": answer or option,
+                                            "answered_at": timezone.now().isoformat()})
+        attempts = Counter(StageEvent.objects.filter(run=locked).values_list("stage", flat=True))
+        decision = decide(OrchInput(finished_stage=CLARIFICATION_ANSWERED, document=ctx.document,
+                                    attempts=attempts, steps=locked.steps, limits=limits()))
+        ctx.document = apply(ctx.document, write={"clarification": answered})
+        ctx.document["resume"] = {"action": decision.action, "reason": decision.reason, "decided_by": "rule"}
+        ctx.version += 1
+        ctx.save(update_fields=["document", "version", "updated_at"])
+        locked.status = Run.Status.RUNNING
+        locked.save(update_fields=["status", "updated_at"])
+        stage = decision.next_stage
+        if stage is None:
+            raise RunStateError(f"ORCH did not resume the run: {decision.reason}")
+        enqueue_stage(str(locked.pk), stage, attempts.get(stage, 0) + 1)
+    logger.info("clarification answered", extra={"run_id": str(run.pk), "act": chosen.nreg})
+    return locked
+
+
+# What each stage leaves in the RunContext document. A re-run from a stage drops that stage's sections and every
+# later stage's, so the new run recomputes them instead of trusting stale ones.
+STAGE_SECTIONS: dict[str, tuple[str, ...]] = {
+    "U1": ("intake",), "U2": ("query_profile",), "U3": ("search_plan",), "U4": ("raw_hits", "retrieval_trace"),
+    "U5": ("gate_decision",),
+    "U6": ("doclist_trace", "retrieval_retry_request", "coverage_gap", "clarification", "resume"),
+    "U7": ("evidence_assembly",), "U8": ("legal_reasoning",), "U9": ("assembled_prompt",), "U10": ("draft",),
+    "U11": ("verify_result",), "U12": ("answer",),
+}
+LINEAGE_KEYS = ("superseded_by", "rerun_of")
+
+
+def run_rerun_from(*, run: Run, stage: str) -> Run:
+    """A new run (same org, specialist and question, the same flag snapshot) that starts at ``stage`` with the old
+    run's artifacts of the earlier stages. The old run keeps everything and is marked superseded."""
+    if stage not in STAGES:
+        raise RunInputError(f"unknown stage {stage!r}; choose one of {', '.join(STAGES)}")
+    with transaction.atomic():
+        old = Run.objects.select_for_update().get(pk=run.pk)
+        if not old.is_terminal:
+            raise RunStateError(f"run is {old.status}; only a finished run (done, failed or cancelled) can be "
+                                "re-run — cancel it first")
+        old_ctx = RunContext.objects.select_for_update().get(run=old)
+        later = STAGES[STAGES.index(stage):]
+        dropped = {name for s in later for name in STAGE_SECTIONS[s]} | set(LINEAGE_KEYS)
+        document = {k: v for k, v in old_ctx.document.items() if k not in dropped and k != MASKED}
+        document[MASKED] = [m for m in old_ctx.document.get(MASKED, []) if m in document]
+        document["rerun_of"] = {"run": str(old.pk), "from_stage": stage}
+        # The snapshot travels twice: as overrides (a re-run from U1 resolves to the same flags) and as the
+        # snapshot itself (stages after U1 read it directly).
+        new = Run.objects.create(org=old.org, specialist=old.specialist, question=old.question,
+                                 conversation_id=old.conversation_id, flags=dict(old.flags),
+                                 flag_overrides=dict(old.flags))
+        RunContext.objects.create(run=new, document=document)
+        old_ctx.document = {**old_ctx.document, "superseded_by": str(new.pk)}
+        old_ctx.version += 1
+        old_ctx.save(update_fields=["document", "version", "updated_at"])
+        enqueue_stage(str(new.pk), stage, 1)
+    logger.info("run re-run", extra={"run_id": str(new.pk), "rerun_of": str(old.pk), "from_stage": stage})
+    new.refresh_from_db()
+    return new

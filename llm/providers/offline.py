@@ -1,15 +1,19 @@
 """The offline provider: deterministic and extractive. It reads only what the prompt gives it — the
 ``<kb_context>`` sources and the question — and quotes the sentences of the best sources that share the most
-words with the question, citing each in the canonical form. It never cites a source it was not given."""
+words with the question, citing each in the canonical form. It never cites a source it was not given, and never
+quotes a sentence that mentions an article outside its sources."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from html import unescape
 
 from assemble.tokenizer import count_tokens
 from knowledge.text import content_lemmas
 from llm.types import Completion, Message
+from pipeline.citations import find_citations, split_ref
 
 MODEL = "offline-extractive-1"
 MAX_SOURCES = 3
@@ -21,8 +25,17 @@ _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
 
 
-def _best_sentences(body: str, question_lemmas: set[str], n: int) -> list[str]:
-    sentences = [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15]
+def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
+    """Quoted law often points elsewhere ("відповідно до статті 20 цього Закону"); a sentence is quotable only if
+    every article it mentions is one of the given sources, so the writer never smuggles in an unverifiable one.
+    The source's own ref goes first, so "цього Закону" binds to the act being quoted."""
+    prefix = f"{ref}. "
+    found = find_citations(prefix + sentence, labels, evidence=allowed)
+    return all(c.article_ref in allowed for c in found if c.start >= len(prefix))
+
+
+def _best_sentences(body: str, question_lemmas: set[str], n: int, ok: Callable[[str], bool]) -> list[str]:
+    sentences = [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15 and ok(s.strip())]
     scored = []
     for pos, s in enumerate(sentences):
         overlap = len(question_lemmas & set(content_lemmas(s)))
@@ -37,8 +50,15 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + " …"
 
 
+_ORCH_OPTIONS = re.compile(r"<orch_options>(?P<options>.*?)</orch_options>", re.S)
+
+
 def compose_answer(messages: list[Message]) -> str:
-    joined = "\n".join(m.content for m in messages if m.role == "user")
+    # The layered path carries the KB in the system turn (seed 004); the legacy path in a user turn.
+    joined = "\n".join(m.content for m in messages if m.role in ("system", "user"))
+    orch = _ORCH_OPTIONS.search(joined)
+    if orch:  # an ORCH choice: deterministically keep the rule's preference, which is listed first
+        return orch.group("options").split("|")[0].strip()
     question = ""
     for m in reversed(messages):
         match = _QUESTION.match(m.content.strip()) if m.role == "user" else None
@@ -56,16 +76,22 @@ def compose_answer(messages: list[Message]) -> str:
         lines.append("У базі знань не знайдено норм, які відповідають на це питання; "
                      "відповідь без джерел я не надаю.")
         return "\n\n".join(lines)
-    first_ref, first_body = sources[0]
-    lead = _best_sentences(first_body, q_lemmas, 1)[0]
-    lines.append(f"Коротко: {_clip(lead)} ({first_ref}).")
-    details = []
-    for ref, body in sources:
-        for s in _best_sentences(body, q_lemmas, MAX_SENTENCES_PER_SOURCE):
-            if s != lead:
-                details.append(f"— {_clip(s)} ({ref}).")
-    if details:
-        lines.append("Детальніше:\n" + "\n".join(details))
+    allowed = [ref for ref, _ in sources]
+    labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
+
+    def quotable(ref: str, body: str, n: int) -> list[str]:
+        return _best_sentences(body, q_lemmas, n, partial(_cites_only, ref=ref, allowed=allowed, labels=labels))
+
+    lead_source = next(((ref, body) for ref, body in sources if quotable(ref, body, 1)), None)
+    if lead_source is None:
+        lines.append("Коротко: питання регулюють норми, наведені в підставах.")
+    else:
+        lead = quotable(*lead_source, 1)[0]
+        lines.append(f"Коротко: {_clip(lead)} ({lead_source[0]}).")
+        details = [f"— {_clip(s)} ({ref})." for ref, body in sources
+                   for s in quotable(ref, body, MAX_SENTENCES_PER_SOURCE) if s != lead]
+        if details:
+            lines.append("Детальніше:\n" + "\n".join(details))
     lines.append("Підстави: " + "; ".join(ref for ref, _ in sources) + ".")
     return "\n\n".join(lines)
 

@@ -1,26 +1,51 @@
-"""U12 Deliver: the final answer. Citations U11 could not support are removed, never delivered. Pure."""
+"""U12 Deliver: the final answer. Fail-closed: a citation is delivered only if U11 found it supported; every other
+article mention — unsupported, unknown, or one U11 never saw — is cut out of the text, and the answer's support
+drops to partial. Pure."""
 
 from __future__ import annotations
 
-from pipeline.citations import find_citations
+from collections.abc import Mapping
+
+from pipeline.citations import FoundCitation, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
 
 REMOVED = "[посилання вилучено: його немає серед доказів]"
 
 
-def deliver(draft: Draft, result: VerifyResult, labels: dict[str, str], support_level: SupportLevel,
-            coverage_gap: CoverageGap | None) -> Answer:
-    bad = {c.article_ref for c in result.citations if c.status != "supported"}
+def _keep(c: FoundCitation, supported: set[str], refused: set[str]) -> bool:
+    if c.article_ref not in supported:
+        return False
+    # A mention that names no act is placed by the evidence; if U11 could not place it, neither may U12.
+    return not (c.how == "evidence" and c.bare_ref in refused)
+
+
+def deliver(draft: Draft, result: VerifyResult, labels: Mapping[str, str], support_level: SupportLevel,
+            coverage_gap: CoverageGap | None, *, titles: Mapping[str, str] | None = None) -> Answer:
+    supported = {c.article_ref for c in result.citations if c.status == "supported"}
+    refused = {c.article_ref for c in result.citations if c.status != "supported"}
+    # Placing act-less mentions among the supported refs only gives the same answer U11 got from all the evidence
+    # whenever U11 supported it, and nothing it did not (see _keep).
+    found = find_citations(draft.text, labels, titles=titles, evidence=sorted(supported))
+    mentions: dict[tuple[int, int], list[FoundCitation]] = {}
+    for c in found:
+        mentions.setdefault((c.start, c.end), []).append(c)
     text = draft.text
-    for c in sorted(find_citations(text, labels), key=lambda c: c.start, reverse=True):
-        if c.article_ref in bad:
-            text = text[: c.start] + REMOVED + text[c.end:]
-    citations = [Citation(article_ref=c.article_ref, act_nreg=c.act_nreg, article=c.article)
-                 for c in draft.citations if c.article_ref not in bad]
+    kept: dict[str, Citation] = {}
+    removed: set[str] = set()
+    for (start, end), group in sorted(mentions.items(), reverse=True):
+        good = [c for c in group if _keep(c, supported, refused)]
+        removed.update(c.article_ref for c in group if c not in good)
+        if len(good) < len(group):  # rewrite the mention: what survives in canonical form, then the marker
+            survivors = ", ".join(dict.fromkeys(c.article_ref for c in good))
+            text = text[:start] + (f"{survivors} " if survivors else "") + REMOVED + text[end:]
+    for c in found:
+        if _keep(c, supported, refused):
+            kept.setdefault(c.article_ref, Citation(article_ref=c.article_ref, act_nreg=c.act_nreg,
+                                                    article=c.article))
     level: SupportLevel = support_level
-    if bad and level == "strong":
+    if removed and level == "strong":
         level = "partial"
-    if not citations:
+    if not kept:
         level = "none" if coverage_gap is None else "weak"
-    return Answer(text=text, citations=citations, support_level=level, coverage_gap=coverage_gap,
-                  removed_citations=sorted(bad))
+    return Answer(text=text, citations=list(kept.values()), support_level=level, coverage_gap=coverage_gap,
+                  removed_citations=sorted(removed))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from knowledge.text import content_lemmas, lemma, words
+from knowledge.text import content_lemmas, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
-from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_seq
+from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
 
 _ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
              "восьм": "8", "дев'ят": "9", "десят": "10"}
@@ -51,10 +51,10 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
                 same = tok == abbrev if len(abbrev) <= 2 else tok.lower() == abbrev.lower()
                 if same:
                     add(entry.nreg, tok, "abbreviation", pos)
-    q_plain = lemma_seq(text)
-    q_pro = lemma_seq(text, keep=frozenset({PRO}))  # for "про"-anchored law titles only
-    pos_plain = [pos for tok, pos in tokens if lemma(tok.lower()) in set(q_plain)]
-    pos_pro = [pos for tok, pos in tokens if lemma(tok.lower()) in set(q_pro)]
+    plain = lemma_tokens(text)
+    pro = lemma_tokens(text, keep=frozenset({PRO}))  # for "про"-anchored law titles only
+    q_plain, pos_plain = tuple(s for s, _ in plain), [p for _, p in plain]
+    q_pro, pos_pro = tuple(s for s, _ in pro), [p for _, p in pro]
     for entry in lexicon.entries:
         for form in entry.name_forms:
             q_seq, positions = (q_pro, pos_pro) if form[0] == PRO else (q_plain, pos_plain)
@@ -64,6 +64,29 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
                     add(entry.nreg, " ".join(form), "title", positions[i] if i < len(positions) else 0)
                     break
     return sorted(found.values(), key=lambda cp: cp[1])
+
+
+_ACT_HEAD = re.compile(r"\b(?P<head>[Кк]одекс\w*|[Зз]акон(?:у|ом|і|ів|ами|и)?)\b")
+_ADJ_BEFORE = re.compile(r"((?:[А-ЯІЇЄҐа-яіїєґ'’ʼ-]+(?:ого|ому|им|ий|ій|ої|ою|ий|ня|ні)\s+){1,2})$")
+_TAIL_AFTER = re.compile(
+    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і)[^\s,.;?!]+){1,4}))")
+PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
+
+
+def _unresolved_phrases(text: str, cue_positions: list[int]) -> list[str]:
+    """Act words ("кодексу", "Закон") that no cue accounts for, with the words that qualify them."""
+    phrases = []
+    for m in _ACT_HEAD.finditer(text):
+        p = m.start()
+        if any(p - PHRASE_WINDOW[0] <= pos <= p + PHRASE_WINDOW[1] for pos in cue_positions):
+            continue
+        before = _ADJ_BEFORE.search(text[max(0, p - 60):p])
+        after = _TAIL_AFTER.match(text[m.end():])
+        phrase = (before.group(1) if before else "") + m.group("head") + (" " + after.group(1) if after else "")
+        phrase = phrase.strip()
+        if phrase.lower() not in {"закон", "закону", "кодекс", "кодексу"} or before or after:
+            phrases.append(phrase)
+    return list(dict.fromkeys(phrases))
 
 
 def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
@@ -87,5 +110,7 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     keywords = list(dict.fromkeys(content_lemmas(text)))
     score = len(goals) + len(cues) + (len(keywords) > 12)
     complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
+    unresolved = _unresolved_phrases(text, [pos for _, pos in cues])
     return QueryProfile(mode=mode, law_only=mode == "law", act_hints=[c for c, _ in cues], article_refs=refs,
-                        goals=goals, keywords=keywords, complexity=complexity)  # type: ignore[arg-type]
+                        goals=goals, keywords=keywords, complexity=complexity,  # type: ignore[arg-type]
+                        unresolved_act_phrases=unresolved)

@@ -1,28 +1,24 @@
-"""U10 Writer: the answer from the assembled sources, through the LLM port. Pure given the port."""
+"""U10 Writer: the answer from the prompt U9 decided on, through the LLM port. Pure given the port.
+
+The messages arrive built (``assemble.render``): legacy or layered, the writer sends them as they are, so what
+was measured, recorded and replayed is what the model saw."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from assemble.prompt import SourceBlock, legacy_messages
 from llm.types import Completion, Message
 from pipeline.citations import find_citations
-from pipeline.contracts import Citation, CoverageGap, Draft, SpecialistProfile
+from pipeline.contracts import Citation, Draft
 
 CompleteFn = Callable[[list[Message]], Completion]
 
 
-def write(*, profile: SpecialistProfile, blocks: list[SourceBlock], question: str,
-          coverage_gap: CoverageGap | None, complete: CompleteFn, labels: dict[str, str], provider: str,
-          attempt: int, system_override: str | None = None) -> tuple[Draft, list[Message]]:
-    messages = legacy_messages(profile=profile, blocks=blocks, question=question, coverage_gap=coverage_gap)
-    if system_override is not None:
-        messages = [Message("system", system_override), *messages[1:]]
+def write(*, messages: list[Message], complete: CompleteFn, labels: dict[str, str], provider: str,
+          attempt: int) -> Draft:
     completion = complete(messages)
-    found = find_citations(completion.text, labels)
     seen: dict[str, Citation] = {}
-    for c in found:
+    for c in find_citations(completion.text, labels):
         seen.setdefault(c.article_ref, Citation(article_ref=c.article_ref, act_nreg=c.act_nreg, article=c.article))
-    draft = Draft(text=completion.text, citations=list(seen.values()), provider=provider, model=completion.model,
-                  attempt=attempt)
-    return draft, messages
+    return Draft(text=completion.text, citations=list(seen.values()), provider=provider, model=completion.model,
+                 attempt=attempt)

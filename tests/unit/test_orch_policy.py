@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import pytest
 from pydantic import BaseModel
 
-from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Limits, OrchInput, decide
+from orch.policy import ASK_CLARIFICATION, CLARIFICATION_ANSWERED, DONE, FAIL, Limits, OrchInput, decide
 from pipeline.contracts import (
     AssembledPrompt,
     CitationCheck,
@@ -113,6 +113,9 @@ ORCH_RULES = [
     pytest.param(run("U3", steps=LIMITS.max_steps), Expect(FAIL, reason_has="RUN_MAX_STEPS"),
                  id="step-cap-reached-fails"),
     pytest.param(run("U13"), Expect(FAIL, reason_has="no rule"), id="unknown-stage-fails"),
+    pytest.param(run(CLARIFICATION_ANSWERED, doc(raw_hits={"hits": []})), Expect("RUN_U7", reason_has="resume from U7"),
+                 id="clarification-answered-resumes-from-U7-keeping-U4-hits"),
+    pytest.param(run("U12", steps=LIMITS.max_steps), Expect(DONE), id="U12-at-the-step-cap-is-still-delivered"),
 ]
 
 
@@ -128,3 +131,17 @@ def test_orch_rule_decides_next_action(given: OrchInput, expected: Expect) -> No
     if expected.reason_has is not None:
         assert expected.reason_has in decision.reason
     assert decision.decided_by == "rule"
+
+
+def test_the_rules_leave_a_choice_only_where_both_branches_are_safe() -> None:
+    # given a gate satisfied with partial support, and a write retry with retries left
+    partial = decide(run("U5", doc(gate_decision=GateDecision(expand=False, reason="ok", support_level="partial"))))
+    strong = decide(run("U5", doc(gate_decision=gate(False, "exact_article_found"))))
+    rewrite = decide(run("U11", doc(verify_result=verified("retry_write")), attempts={"U10": 1, "U11": 1}))
+    pending = decide(run("U6", doc(retrieval_retry_request=retry("pending"))))
+
+    # then the canary may consult a model only for the first and the third; a pending retry is never optional
+    assert (partial.action, partial.alternatives) == ("RUN_U7", ("RUN_U6",))
+    assert strong.alternatives == ()
+    assert (rewrite.action, rewrite.alternatives) == ("RUN_U10", ("RUN_U12",))
+    assert pending.alternatives == ()

@@ -19,7 +19,14 @@ from pipeline.contracts import (
     TraceStep,
 )
 from recovery.gate import GatePolicy, gate
-from recovery.recover import ACT_FOUND_AND_INDEXED, ACT_FOUND_IN_CATALOG_NOT_INDEXED, recover
+from recovery.recover import (
+    ACT_FOUND_AND_INDEXED,
+    ACT_FOUND_IN_CATALOG_NOT_INDEXED,
+    ACT_NOT_FOUND_IN_CATALOG,
+    AMBIGUOUS_ACT_MATCH,
+    Resolution,
+    recover,
+)
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 KZPP = ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",
@@ -88,7 +95,8 @@ def test_an_act_not_indexed_is_a_coverage_gap_without_a_retry() -> None:
     # given the gate found the named act missing from the index
     profile = question(acts=(KZPP, PKU))
     # when
-    out = recover(gate_decision=decided("act_not_indexed"), profile=profile, previous=None, retry_max=1, now=NOW)
+    out = recover(gate_decision=decided("act_not_indexed"), profile=profile, previous=None,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     # then
     assert out.coverage_gap is not None
     assert out.coverage_gap.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
@@ -103,7 +111,8 @@ def test_a_retryable_reason_with_attempts_left_requests_a_seeded_rerun(reason: s
     # given
     profile = question(acts=(KZPP, PKU), keywords=("звільнення", "лікарняний"))
     # when
-    out = recover(gate_decision=decided(reason), profile=profile, previous=None, retry_max=1, now=NOW)
+    out = recover(gate_decision=decided(reason), profile=profile, previous=None,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     # then
     req = out.retrieval_retry_request
     assert req is not None
@@ -115,7 +124,8 @@ def test_a_retryable_reason_with_attempts_left_requests_a_seeded_rerun(reason: s
 
 
 def test_a_retrieval_error_is_retried_as_it_was_without_seeded_queries() -> None:
-    out = recover(gate_decision=decided("retrieval_error"), profile=question(), previous=None, retry_max=1, now=NOW)
+    out = recover(gate_decision=decided("retrieval_error"), profile=question(), previous=None,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     assert out.retrieval_retry_request is not None
     assert out.retrieval_retry_request.state == "pending"
     assert out.retrieval_retry_request.seeded_queries == []
@@ -127,7 +137,8 @@ def test_when_the_retry_bound_is_used_the_request_is_exhausted() -> None:
                                     attempt=1, max=1, requested_at="2025-03-01T11:00:00+00:00",
                                     updated_at="2025-03-01T11:00:00+00:00")
     # when the gate still finds nothing
-    out = recover(gate_decision=decided("no_hits"), profile=question(), previous=earlier, retry_max=1, now=NOW)
+    out = recover(gate_decision=decided("no_hits"), profile=question(), previous=earlier,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     # then
     req = out.retrieval_retry_request
     assert req is not None
@@ -139,7 +150,8 @@ def test_when_the_retry_bound_is_used_the_request_is_exhausted() -> None:
 
 def test_a_missing_gate_decision_forwards_fail_safe() -> None:
     # when
-    out = recover(gate_decision=None, profile=question(acts=(PKU,)), previous=None, retry_max=1, now=NOW)
+    out = recover(gate_decision=None, profile=question(acts=(PKU,)), previous=None,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     # then
     assert out.note == "fail_safe_forward"
     assert out.retrieval_retry_request is None and out.coverage_gap is None
@@ -148,6 +160,65 @@ def test_a_missing_gate_decision_forwards_fail_safe() -> None:
 
 def test_a_non_retryable_reason_keeps_the_previous_request() -> None:
     out = recover(gate_decision=decided("exact_article_found", expand=False), profile=question(), previous=None,
-                  retry_max=1, now=NOW)
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
     assert out.retrieval_retry_request is None
     assert out.note == "no_retry_for_reason"
+
+
+# --- DocList answers for act phrases the lexicon could not bind ---------------------------------------------
+PROCEDURAL = [{"nreg": "1618-15", "title": "Цивільний процесуальний кодекс України", "abbreviations": ["ЦПК"],
+               "indexed": True},
+              {"nreg": "1798-12", "title": "Господарський процесуальний кодекс України", "abbreviations": ["ГПК"],
+               "indexed": True},
+              {"nreg": "4651-17", "title": "Кримінальний процесуальний кодекс України", "abbreviations": ["КПК"],
+               "indexed": True}]
+
+
+def unresolved(phrase: str) -> QueryProfile:
+    return question().model_copy(update={"unresolved_act_phrases": [phrase]})
+
+
+def test_an_ambiguous_act_defers_retrieval_and_asks_which_act_is_meant():
+    out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
+                  previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                  clarification=None, max_options=6, retry_max=1, now=NOW)
+
+    assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "deferred"
+    assert out.clarification is not None
+    assert [o.label for o in out.clarification.options] == ["ЦПК", "ГПК", "КПК"]
+    assert "процесуального кодексу" in out.clarification.question
+
+
+def test_an_answered_clarification_is_not_asked_again():
+    asked = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
+                    previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                    clarification=None, max_options=2, retry_max=1, now=NOW).clarification
+    assert asked is not None and len(asked.options) == 2  # bounded by max_options
+    answered = asked.model_copy(update={"answer_nreg": "1618-15"})
+
+    out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
+                  previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                  clarification=answered, max_options=6, retry_max=1, now=NOW)
+
+    assert out.clarification is None
+    assert out.retrieval_retry_request is None or out.retrieval_retry_request.state != "deferred"
+
+
+def test_an_act_missing_from_the_catalog_is_a_coverage_gap_named_by_the_users_words():
+    out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("Закон про неіснуюче"),
+                  previous=None, resolutions=[Resolution("Закон про неіснуюче", ACT_NOT_FOUND_IN_CATALOG)],
+                  clarification=None, max_options=6, retry_max=1, now=NOW)
+
+    assert out.coverage_gap is not None and out.coverage_gap.reason == ACT_NOT_FOUND_IN_CATALOG
+    assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче"}]
+    assert out.retrieval_retry_request is None
+
+
+def test_an_indexed_act_found_by_doclist_seeds_a_rerun_with_that_act():
+    found = [{"nreg": "504/96-ВР", "title": "Про відпустки", "indexed": True}]
+    out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("закон про відпустки"),
+                  previous=None, resolutions=[Resolution("закон про відпустки", ACT_FOUND_AND_INDEXED, found)],
+                  clarification=None, max_options=6, retry_max=1, now=NOW)
+
+    assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "pending"
+    assert out.retrieval_retry_request.act_hints == ["504/96-ВР"]

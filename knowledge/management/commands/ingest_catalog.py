@@ -9,17 +9,30 @@ from knowledge.services import IngestError, catalog_load
 
 
 class Command(BaseCommand):
-    help = "Load the DocList act catalog (acts and aliases JSONL) into the Act table."
+    help = ("Load the DocList act catalog into the Act table: acts, aliases and the usable name crossrefs "
+            "(--dir takes acts_catalog.jsonl, act_aliases.jsonl and act_name_crossrefs.jsonl from one folder).")
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dir", type=Path, default=None, help="a folder with the three catalog files")
         parser.add_argument("--acts", type=Path, default=None, help="acts_catalog.jsonl")
         parser.add_argument("--aliases", type=Path, default=None, help="act_aliases.jsonl")
+        parser.add_argument("--crossrefs", type=Path, default=None, help="act_name_crossrefs.jsonl")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if opts["acts"] is None and opts["aliases"] is None:
-            raise CommandError("give --acts and/or --aliases")
+        paths = {k: opts[k] for k in ("acts", "aliases", "crossrefs")}
+        if opts["dir"] is not None:
+            folder = opts["dir"]
+            if not folder.is_dir():
+                raise CommandError(f"not a folder: {folder}")
+            for key, name in (("acts", "acts_catalog.jsonl"), ("aliases", "act_aliases.jsonl"),
+                              ("crossrefs", "act_name_crossrefs.jsonl")):
+                if paths[key] is None and (folder / name).exists():
+                    paths[key] = folder / name
+        if not any(paths.values()):
+            raise CommandError("give --dir, or --acts / --aliases / --crossrefs")
         try:
-            n = catalog_load(acts_path=opts["acts"], aliases_path=opts["aliases"])
+            n = catalog_load(acts_path=paths["acts"], aliases_path=paths["aliases"],
+                             crossrefs_path=paths["crossrefs"])
         except IngestError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"catalog: {n} records loaded")

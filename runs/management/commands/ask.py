@@ -7,6 +7,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from assemble.render import PromptSourcesMissing
+from assemble.selectors import run_writer_prompt
+from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from runs.models import Org, Run, Specialist
 from runs.selectors import run_events, run_view
 from runs.services import RunInputError, run_create
@@ -21,6 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--org", default=None, help="org slug, when several orgs use the same specialist slug")
         parser.add_argument("--json", action="store_true", help="print the run object of GET /api/v1/runs/{id}")
         parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for a worker")
+        parser.add_argument("--show-prompt", action="store_true",
+                            help="add the writer's prompt (messages, layer manifest, assembler, tokens)")
+        parser.add_argument("--assembler", choices=("on", "off"), default=None,
+                            help="override prompt_assembler_enabled for this run only (recorded on the run)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         specialists = Specialist.objects.select_related("org").filter(slug=opts["specialist"])
@@ -31,7 +38,8 @@ class Command(BaseCommand):
             raise CommandError(f"no specialist {opts['specialist']!r}: run 'python manage.py seed_demo' first")
         org: Org = specialist.org
         try:
-            run = run_create(org=org, specialist=specialist, question=opts["question"])
+            overrides = {} if opts["assembler"] is None else {PROMPT_ASSEMBLER_ENABLED: opts["assembler"] == "on"}
+            run = run_create(org=org, specialist=specialist, question=opts["question"], flag_overrides=overrides)
         except RunInputError as exc:
             raise CommandError(str(exc)) from exc
         deadline = time.monotonic() + opts["timeout"]
@@ -42,6 +50,8 @@ class Command(BaseCommand):
             time.sleep(0.2)
         run = Run.objects.select_related("specialist", "context").get(pk=run.pk)
         view = run_view(run=run)
+        if opts["show_prompt"]:
+            view["prompt"] = self._prompt(run)
         if opts["json"]:
             self.stdout.write(json.dumps(view, ensure_ascii=False, indent=2))
         else:
@@ -50,6 +60,14 @@ class Command(BaseCommand):
             raise CommandError(f"run {run.id} failed: {run.error}")
         if not run.is_terminal and run.status != Run.Status.AWAITING_CLARIFICATION:
             raise CommandError(f"run {run.id} did not finish within {opts['timeout']:.0f}s (status {run.status})")
+
+    @staticmethod
+    def _prompt(run: Run) -> dict[str, Any] | None:
+        """Exactly what the writer saw, rebuilt from the run's refs; None when the run ended before U9."""
+        try:
+            return run_writer_prompt(run=run).as_json()
+        except PromptSourcesMissing:
+            return None
 
     def _print(self, run: Run, view: dict[str, Any]) -> None:
         w = self.stdout.write
@@ -66,3 +84,14 @@ class Command(BaseCommand):
               f"{e.next_action:<18} [{e.decided_by}] {e.reason}")
         cost = view["cost"]
         w(f"\nCost: {cost['usd']} USD, {cost['prompt_tokens']} prompt + {cost['completion_tokens']} completion tokens")
+        if "prompt" in view:
+            prompt = view["prompt"]
+            if prompt is None:
+                w("\nPrompt: none (the run ended before U9)")
+                return
+            w(f"\nPrompt ({prompt['assembler']}, {prompt['total_tokens']} tokens):")
+            for m in prompt["messages"]:
+                w(f"--- {m['role']} ---\n{m['content']}")
+            for layer in prompt["layer_manifest"] or []:
+                w(f"  layer {layer['id']}: {layer['tokenCount']} tokens"
+                  + (" (truncated)" if layer["truncated"] else ""))

@@ -1,0 +1,92 @@
+"""Retrieval latency benchmark: U4 (query embedding + dense + BM25 + exact path + fusion) over real questions,
+against whatever LLDBI the environment points at (LEXERY_VAR_DIR / QDRANT_URL). Not a test: timings vary
+with the machine's load, so it reports, it does not assert.
+
+    LEXERY_VAR_DIR=/work/var-scale .venv/bin/python bench/retrieval_latency.py \
+        ../shared/data/eval/dev_questions.jsonl ../shared/data/eval/dev_definitions.jsonl [--repeat 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--repeat", type=int, default=3, help="passes over the questions (the first warms caches)")
+    parser.add_argument("--limit", type=int, default=200, help="at most this many questions")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from knowledge import index
+    from knowledge.eval import read_cases
+    from orch.ports import QdrantSearchPort, load_lexicon
+    from pipeline.contracts import SpecialistProfile
+    from pipeline.stages.intake import intake
+    from pipeline.stages.planning import plan_search
+    from pipeline.stages.profiling import profile_query
+    from pipeline.stages.retrieval import retrieve
+
+    questions: list[str] = []
+    for path in args.files:
+        questions += [c.question for c in read_cases(path)[0]]
+    questions = questions[: args.limit]
+    lexicon = load_lexicon()
+    plans = []
+    profile_ms = []
+    for q in questions:
+        started = time.perf_counter()
+        section = intake(question=q, specialist=SpecialistProfile(slug="bench"), max_chars=10_000,
+                         now=datetime.now(UTC))
+        profile = profile_query(section, lexicon)
+        plans.append(plan_search(question=section.normalized, profile=profile, top_k=settings.RETRIEVAL_TOP_K))
+        profile_ms.append((time.perf_counter() - started) * 1000)
+
+    port = QdrantSearchPort()
+    started = time.perf_counter()
+    points = index.count(index.get_client(), port.collection)
+    open_s = time.perf_counter() - started
+    started = time.perf_counter()
+    retrieve(plans[0], port, attempt=1)  # builds the in-process index (local path) and loads the model
+    warm_s = time.perf_counter() - started
+    timings: list[float] = []
+    for rep in range(max(args.repeat, 1)):
+        port = QdrantSearchPort()  # a fresh port: no query-vector cache carried between passes
+        for plan in plans:
+            started = time.perf_counter()
+            retrieve(plan, port, attempt=1)
+            if rep > 0 or args.repeat == 1:
+                timings.append((time.perf_counter() - started) * 1000)
+    result = {"points": points, "questions": len(questions), "samples": len(timings),
+              "backend": "memory" if port.in_memory else "qdrant", "embed_model": port.embed_model,
+              "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
+              "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
+              "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
+    index.close_client()
+    print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.eval import EvalInputError, evaluate, iter_miss_lines, read_cases
+from knowledge.index import close_client
+from knowledge.progress import Progress
+from orch.ports import QdrantSearchPort, load_lexicon
+
+
+class Command(BaseCommand):
+    help = ("Run U1–U4 over a JSONL of {question, gold: [{act_nreg, article}]} and print recall@k, MRR and the "
+            "misses; with --json the last line is {n, recall_at_k, mrr, k, level}.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--k", type=int, default=10)
+        parser.add_argument("--level", choices=["article", "act"], default="article")
+        parser.add_argument("--json", action="store_true", help="print the summary as JSON on the last line")
+        parser.add_argument("--sample", type=int, default=None, help="evaluate a random sample of this many lines")
+        parser.add_argument("--seed", type=int, default=0, help="seed of --sample")
+        parser.add_argument("--show-misses", type=int, default=50, help="print at most this many misses")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["k"] <= 0:
+            raise CommandError("--k must be a positive number of results")
+        if opts["sample"] is not None and opts["sample"] <= 0:
+            raise CommandError("--sample must be a positive number of lines")
+        try:
+            cases, skipped = read_cases(opts["path"], sample=opts["sample"], seed=opts["seed"])
+        except EvalInputError as exc:
+            raise CommandError(str(exc)) from exc
+        progress = Progress("eval_retrieval", total=len(cases), stream=sys.stderr) if len(cases) > 20 else None
+        try:
+            report = evaluate(cases, lexicon=load_lexicon(), port=QdrantSearchPort(), k=opts["k"],
+                              level=opts["level"], top_k=settings.RETRIEVAL_TOP_K,
+                              on_case=(lambda _: progress.advance()) if progress else None)
+        finally:
+            close_client()
+        if progress:
+            progress.finish()
+        for line in iter_miss_lines(report, opts["show_misses"]):
+            self.stdout.write(line)
+        s = report.summary()
+        if skipped:
+            self.stdout.write(f"skipped {skipped} lines without a question and gold")
+        self.stdout.write(f"n={s['n']} level={s['level']} recall@{s['k']}={s['recall_at_k']:.4f} mrr={s['mrr']:.4f}")
+        if opts["json"]:
+            self.stdout.write(json.dumps(s))

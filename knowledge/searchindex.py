@@ -1,0 +1,170 @@
+"""An in-process, read-only search index over the LLDBI collection, for the local-path Qdrant.
+
+Qdrant's local mode scores sparse vectors point by point in Python and evaluates payload filters the same way:
+at 200k chunks a filtered BM25 query takes seconds. This index holds the same vectors as numpy arrays — a dense
+matrix (one row per article), BM25 postings per term, an act code per point — and answers in milliseconds with the
+same scoring (dot product; BM25 with Qdrant's IDF formula). The collection stays the source of truth: the index is
+built from it on first use in a process and dropped when this process writes to it. With a Qdrant server
+(``QDRANT_URL``) the server's own indexes are used instead (see orch/ports.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from qdrant_client import QdrantClient
+
+from knowledge import index
+from knowledge.lexical import Sparse
+
+logger = logging.getLogger(__name__)
+
+Scored = list[tuple[dict[str, Any], float]]
+
+
+@dataclass(frozen=True)
+class _Postings:
+    terms: np.ndarray  # sorted unique term ids
+    starts: np.ndarray  # postings of terms[i] are docs[starts[i]:starts[i + 1]]
+    docs: np.ndarray
+    weights: np.ndarray
+
+
+class LocalSearchIndex:
+    def __init__(self, payloads: list[dict[str, Any]], act_codes: np.ndarray, dense_rows: np.ndarray,
+                 dense: np.ndarray, postings: _Postings, act_index: dict[str, int]) -> None:
+        self.payloads = payloads
+        self.act_codes = act_codes
+        self.dense_rows = dense_rows
+        self.dense = dense
+        self.postings = postings
+        self.act_index = act_index
+        self.n_lexical = len(np.unique(postings.docs)) if len(postings.docs) else 0
+        self.by_article: dict[tuple[str, str], list[int]] = {}
+        for i, p in enumerate(payloads):
+            self.by_article.setdefault((str(p.get("act_nreg_key", "")), str(p.get("article", ""))), []).append(i)
+
+    @classmethod
+    def build(cls, client: QdrantClient, collection: str) -> LocalSearchIndex:
+        started = time.monotonic()
+        payloads: list[dict[str, Any]] = []
+        act_index: dict[str, int] = {}
+        codes: list[int] = []
+        dense_rows: list[int] = []
+        dense: list[list[float]] = []
+        terms: list[np.ndarray] = []
+        docs: list[np.ndarray] = []
+        weights: list[np.ndarray] = []
+        for payload, vectors in index.scan(client, collection):
+            i = len(payloads)
+            payloads.append(payload)
+            codes.append(act_index.setdefault(str(payload.get("act_nreg_key", "")), len(act_index)))
+            vectors = vectors if isinstance(vectors, dict) else {}
+            if vectors.get(index.DENSE) is not None:
+                dense_rows.append(i)
+                dense.append(vectors[index.DENSE])
+            sparse = vectors.get(index.LEXICAL)
+            if sparse is not None and sparse.indices:
+                terms.append(np.asarray(sparse.indices, dtype=np.int64))
+                weights.append(np.asarray(sparse.values, dtype=np.float32))
+                docs.append(np.full(len(sparse.indices), i, dtype=np.int32))
+        matrix = np.asarray(dense, dtype=np.float32).reshape(len(dense), -1) if dense else np.zeros((0, 1), np.float32)
+        if len(matrix):
+            matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)  # cosine, as the collection
+        all_terms = np.concatenate(terms) if terms else np.zeros(0, np.int64)
+        order = np.argsort(all_terms, kind="stable")
+        all_terms = all_terms[order]
+        uniq, starts = np.unique(all_terms, return_index=True)
+        postings = _Postings(uniq, np.append(starts, len(all_terms)),
+                             (np.concatenate(docs) if docs else np.zeros(0, np.int32))[order],
+                             (np.concatenate(weights) if weights else np.zeros(0, np.float32))[order])
+        built = cls(payloads, np.asarray(codes, dtype=np.int32), np.asarray(dense_rows, dtype=np.int32), matrix,
+                    postings, act_index)
+        logger.info("local search index built", extra={"points": len(payloads), "articles_dense": len(dense_rows),
+                                                        "seconds": round(time.monotonic() - started, 1)})
+        return built
+
+    def _allowed(self, act_keys: list[str]) -> np.ndarray | None:
+        if not act_keys:
+            return None
+        return np.asarray([self.act_index[k] for k in act_keys if k in self.act_index], dtype=np.int32)
+
+    @staticmethod
+    def _top(scores: np.ndarray, limit: int) -> np.ndarray:
+        if limit <= 0 or not len(scores):
+            return np.zeros(0, dtype=np.int64)
+        if len(scores) > limit:
+            part = np.argpartition(-scores, limit - 1)[:limit]
+        else:
+            part = np.arange(len(scores))
+        return part[np.argsort(-scores[part], kind="stable")]
+
+    def dense_search(self, vector: list[float] | np.ndarray, act_keys: list[str], limit: int) -> Scored:
+        if not len(self.dense_rows):
+            return []
+        q = np.asarray(vector, dtype=np.float32)
+        q = q / max(float(np.linalg.norm(q)), 1e-12)
+        scores = self.dense @ q
+        allowed = self._allowed(act_keys)
+        if allowed is not None:
+            scores = np.where(np.isin(self.act_codes[self.dense_rows], allowed), scores, -np.inf)
+        top = [i for i in self._top(scores, limit) if np.isfinite(scores[i])]
+        return [(self.payloads[int(self.dense_rows[i])], float(scores[i])) for i in top]
+
+    def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        p = self.postings
+        if not sparse.indices or not len(p.terms):
+            return []
+        scores = np.zeros(len(self.payloads), dtype=np.float32)
+        touched = []
+        n = max(self.n_lexical, 1)
+        for term, qv in zip(sparse.indices, sparse.values, strict=True):
+            pos = int(np.searchsorted(p.terms, term))
+            if pos >= len(p.terms) or int(p.terms[pos]) != term:
+                continue
+            lo, hi = int(p.starts[pos]), int(p.starts[pos + 1])
+            df = hi - lo
+            idf = math.log((n - df + 0.5) / (df + 0.5) + 1.0)  # Qdrant's IDF modifier
+            scores[p.docs[lo:hi]] += p.weights[lo:hi] * (idf * qv)  # a term occurs once per document
+            touched.append(p.docs[lo:hi])
+        if not touched:
+            return []
+        candidates = np.unique(np.concatenate(touched))
+        allowed = self._allowed(act_keys)
+        if allowed is not None:
+            candidates = candidates[np.isin(self.act_codes[candidates], allowed)]
+        cand_scores = scores[candidates]
+        return [(self.payloads[int(candidates[i])], float(cand_scores[i])) for i in self._top(cand_scores, limit)]
+
+    def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
+        if act_keys:
+            idxs = [i for k in act_keys for i in self.by_article.get((k, article), [])]
+        else:
+            idxs = [i for (_, a), ids in self.by_article.items() if a == article for i in ids]
+        return [self.payloads[i] for i in idxs[:limit]]
+
+
+_cache: dict[str, LocalSearchIndex] = {}
+_lock = threading.Lock()
+
+
+def get_index(client: QdrantClient, collection: str) -> LocalSearchIndex:
+    with _lock:
+        if collection not in _cache:
+            _cache[collection] = LocalSearchIndex.build(client, collection)
+        return _cache[collection]
+
+
+def invalidate(collection: str | None = None) -> None:
+    """Called after this process wrote to the collection: the next search rebuilds from it."""
+    with _lock:
+        if collection is None:
+            _cache.clear()
+        else:
+            _cache.pop(collection, None)

@@ -1,0 +1,91 @@
+"""The DocList catalog load (knowledge/services.py catalog_load): acts, aliases and the name crossrefs, whose
+noise is filtered, and the resolution that the loaded names make possible."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from knowledge.models import Act
+from knowledge.selectors import doclist_resolve
+from knowledge.services import IngestError, catalog_load
+from recovery.recover import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH
+
+
+def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def catalog_dir(tmp_path: Path) -> Path:
+    jsonl(tmp_path / "acts_catalog.jsonl", [
+        {"nreg": "435-15", "title": "Цивільний кодекс України", "abbreviations": ["ЦК"]},
+        {"nreg": "1540-06", "title": None, "abbreviations": []},  # the old Civil Code, untitled in the catalog
+        {"nreg": "2811-20", "title": None, "abbreviations": []},
+        {"nreg": "1023-12", "title": None, "abbreviations": []},
+    ])
+    jsonl(tmp_path / "act_aliases.jsonl", [
+        {"alias": "ПКУ", "nreg": "2755-17", "full_name": "Податковий кодекс України"}])
+    jsonl(tmp_path / "act_name_crossrefs.jsonl", [
+        {"nreg": "2811-20", "kind": "official_number", "form": "2811-IX", "count": 3},
+        {"nreg": "2811-20", "kind": "official_number", "form": "17-IX", "count": 9},  # another act's number
+        {"nreg": "1023-12", "kind": "quoted_title", "form": "Про захист прав споживачів", "count": 17},
+        {"nreg": "1540-06", "kind": "code_or_constitution_name", "form": "Цивільного кодексу Української РСР",
+         "count": 9},
+        {"nreg": "1540-06", "kind": "code_or_constitution_name", "form": "Цивільного кодексу України", "count": 5},
+        {"nreg": "435-15", "kind": "code_or_constitution_name", "form": "процесуального кодексу України",
+         "count": 7},  # a capture cut mid-name
+        {"nreg": "435-15", "kind": "code_or_constitution_name",
+         "form": "Кодексу застосовуються такі терміни та означення", "count": 3},
+        {"nreg": "9999-99", "kind": "quoted_title", "form": "Про акт поза каталогом", "count": 4},
+    ])
+    return tmp_path
+
+
+def test_usable_crossrefs_are_kept_and_noise_is_dropped(db: Any, catalog_dir: Path) -> None:
+    # when
+    call_command("ingest_catalog", "--dir", str(catalog_dir), stdout=None)
+    # then
+    acts = {a.nreg: a for a in Act.objects.all()}
+    assert "9999-99" not in acts  # a crossref never invents an act
+    assert acts["2755-17"].title == "Податковий кодекс України" and "ПКУ" in acts["2755-17"].abbreviations
+    assert acts["2811-20"].official_numbers == ["2811-IX"]
+    assert acts["1023-12"].title == "Про захист прав споживачів"
+    assert acts["1540-06"].aliases == ["цивільного кодексу української рср"]  # not today's Civil Code name
+    assert acts["435-15"].aliases == []
+
+
+def test_the_loaded_names_resolve(db: Any, catalog_dir: Path) -> None:
+    catalog_load(acts_path=catalog_dir / "acts_catalog.jsonl", aliases_path=catalog_dir / "act_aliases.jsonl",
+                 crossrefs_path=catalog_dir / "act_name_crossrefs.jsonl")
+    assert doclist_resolve(query="Закон № 2811-IX").best.nreg == "2811-20"  # type: ignore[union-attr]
+    assert doclist_resolve(query="Цивільного кодексу України").best.nreg == "435-15"  # type: ignore[union-attr]
+    assert doclist_resolve(query="Цивільного кодексу УРСР").reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
+    assert doclist_resolve(query="кодекс").reason == AMBIGUOUS_ACT_MATCH
+
+
+def test_loading_twice_changes_nothing(db: Any, catalog_dir: Path) -> None:
+    paths = {"acts_path": catalog_dir / "acts_catalog.jsonl", "aliases_path": catalog_dir / "act_aliases.jsonl",
+             "crossrefs_path": catalog_dir / "act_name_crossrefs.jsonl"}
+    catalog_load(**paths)
+    before = list(Act.objects.values_list("nreg", "title", "abbreviations", "aliases", "official_numbers"))
+    Act.objects.filter(nreg="435-15").update(indexed=True)
+    catalog_load(**paths)
+    assert list(Act.objects.values_list("nreg", "title", "abbreviations", "aliases", "official_numbers")) == before
+    assert Act.objects.get(nreg="435-15").indexed  # the catalog keeps what ingestion marked
+
+
+def test_bad_catalog_input_gets_a_sentence(db: Any, tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="give --dir"):
+        call_command("ingest_catalog")
+    with pytest.raises(CommandError, match="not a folder"):
+        call_command("ingest_catalog", "--dir", str(tmp_path / "nope"))
+    bad = tmp_path / "acts.jsonl"
+    bad.write_text('{"title": "без номера"}\n')
+    with pytest.raises(IngestError, match="needs an nreg"):
+        catalog_load(acts_path=bad, aliases_path=None)

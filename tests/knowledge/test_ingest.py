@@ -1,0 +1,106 @@
+"""Ingestion at scale (knowledge/services.py): streamed in whole-article batches, resumable after an
+interruption without duplicates, both corpus formats, long articles bounded."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from knowledge import index
+from knowledge.services import IngestError, laws_ingest, read_articles
+
+COLLECTION = "lldbi_ingest_test"
+
+
+def scale_rows(n_acts: int, per_act: int) -> list[dict[str, Any]]:
+    """Records in the scale file's format: the heading rides in ``title`` as "Стаття N. <heading>"."""
+    return [{"act_nreg": f"{900 + a}-99", "act_title": f"Про тестовий акт номер {a}", "article": str(i),
+             "title": f"Стаття {i}. Порядок зберігання документів {a}-{i}",
+             "text": f"Документи зберігаються протягом {i} років у сховищі {a}. " * (1 + i % 3)}
+            for a in range(n_acts) for i in range(1, per_act + 1)]
+
+
+def write_gz(path: Path, rows: list[dict[str, Any]]) -> Path:
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return path
+
+
+@pytest.fixture
+def own_collection(settings: Any, db: Any) -> Any:
+    settings.LLDBI_COLLECTION = COLLECTION
+    client = index.get_client()
+    if client.collection_exists(COLLECTION):
+        client.delete_collection(COLLECTION)
+    yield client
+    client.delete_collection(COLLECTION)
+
+
+def test_an_interrupted_ingest_continues_where_it_stopped_without_duplicates(own_collection: Any,
+                                                                            tmp_path: Path) -> None:
+    # given a gzipped scale-format corpus of 12 articles
+    path = write_gz(tmp_path / "scale.jsonl.gz", scale_rows(n_acts=3, per_act=4))
+    # when the first run stops after two batches of (at least) 3 chunks
+    first = laws_ingest(path=path, batch_size=3, max_batches=2, show_progress=False)
+    # then only those batches are in the collection
+    assert first.stopped_early
+    assert first.batches == 2
+    assert index.count(own_collection, COLLECTION) == first.upserted < 12
+    # when the ingest is run again to the end
+    second = laws_ingest(path=path, batch_size=3, show_progress=False)
+    # then it skipped what was there, wrote the rest, and every chunk is present exactly once
+    assert second.skipped_existing == first.upserted
+    assert second.upserted == 12 - first.upserted
+    payloads = [p for p, _ in index.scan(own_collection, COLLECTION)]
+    assert len(payloads) == 12
+    assert len({p["chunk_key"] for p in payloads}) == 12
+    # and a third run writes nothing
+    assert laws_ingest(path=path, batch_size=3, show_progress=False).upserted == 0
+
+
+def test_one_dense_vector_per_article_and_lexical_vectors_for_every_chunk(own_collection: Any, settings: Any,
+                                                                         tmp_path: Path) -> None:
+    # given one long article that splits into several chunks
+    settings.CHUNK_MAX_CHARS = 200
+    row = scale_rows(1, 1)[0] | {"text": "Перше речення про строки зберігання документів. " * 20}
+    path = write_gz(tmp_path / "long.jsonl.gz", [row])
+    # when
+    laws_ingest(path=path, show_progress=False, update_catalog=False)
+    # then
+    points = sorted(index.scan(own_collection, COLLECTION), key=lambda pv: pv[0]["ordinal"])
+    assert len(points) > 2
+    assert [index.DENSE in v for _, v in points] == [True] + [False] * (len(points) - 1)
+    assert all(v[index.LEXICAL].indices for _, v in points)
+    assert all(p["heading"] == "Порядок зберігання документів 0-1" for p, _ in points)
+
+
+def test_an_article_is_capped_at_the_chunk_bound(own_collection: Any, settings: Any, tmp_path: Path) -> None:
+    settings.CHUNK_MAX_CHARS = 100
+    settings.ARTICLE_MAX_CHUNKS = 3
+    row = scale_rows(1, 1)[0] | {"text": "Речення про строки зберігання. " * 60}
+    report = laws_ingest(path=write_gz(tmp_path / "huge.jsonl.gz", [row]), show_progress=False,
+                         update_catalog=False)
+    assert report.chunks == report.upserted == 3
+
+
+def test_the_core_format_keeps_its_heading(tmp_path: Path) -> None:
+    path = tmp_path / "core.jsonl"
+    path.write_text(json.dumps({"act_nreg": "322-08", "act_title": "Кодекс законів про працю України",
+                                "act_abbrev": "КЗпП", "article": "36", "article_heading": "Підстави припинення",
+                                "text": "Підставами припинення трудового договору є …"}, ensure_ascii=False))
+    [article] = list(read_articles(path))
+    assert (article.heading, article.act_abbrev, article.article) == ("Підстави припинення", "КЗпП", "36")
+
+
+@pytest.mark.parametrize(("content", "message"), [("{not json", "not a corpus record"), ("", "no articles")],
+                         ids=["broken-line", "empty-file"])
+def test_bad_corpus_files_get_a_sentence(own_collection: Any, tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    with pytest.raises(IngestError, match=message):
+        laws_ingest(path=path, show_progress=False)

@@ -1,0 +1,116 @@
+"""U4 retrieval over the session's test slice (real model, real local Qdrant): the in-process search index
+answers as Qdrant's own search does, chunks are fused per article, and eval_retrieval scores U1–U4."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from knowledge.lexical import query_vector
+from orch.ports import QdrantSearchPort
+from pipeline.contracts import SearchPlan, SearchStep
+from pipeline.stages.retrieval import CHUNKS_PER_ARTICLE, article_key, retrieve
+
+QUERIES = ["Чи обов'язково укладати трудовий договір у письмовій формі?",
+           "тривалість щорічної основної відпустки", "право на працю"]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_in_process_index_ranks_as_qdrant_does(lldbi_index: dict[str, int], query: str) -> None:
+    memory, qdrant = QdrantSearchPort(backend="memory"), QdrantSearchPort(backend="qdrant")
+    for method in ("lexical", "dense"):
+        got = getattr(memory, method)(query, [], 10)
+        want = getattr(qdrant, method)(query, [], 10)
+        assert [p["chunk_key"] for p, _ in got][:5] == [p["chunk_key"] for p, _ in want][:5], method
+        assert [round(s, 3) for _, s in got] == pytest.approx([round(s, 3) for _, s in want], abs=2e-3)
+    assert len(query_vector(query).indices) > 0
+
+
+def test_an_act_filter_keeps_to_the_act_in_both_backends(lldbi_index: dict[str, int]) -> None:
+    for backend in ("memory", "qdrant"):
+        port = QdrantSearchPort(backend=backend)
+        for hits in (port.lexical("відпустка", ["504/96-вр"], 10), port.dense("відпустка", ["504/96-вр"], 10)):
+            assert hits
+            assert {p["act_nreg"] for p, _ in hits} == {"504/96-ВР"}, backend
+
+
+def test_the_exact_path_fetches_a_named_article_in_both_backends(lldbi_index: dict[str, int]) -> None:
+    for backend in ("memory", "qdrant"):
+        chunks = QdrantSearchPort(backend=backend).article(["322-08"], "36")
+        assert chunks and {(p["act_nreg"], p["article"]) for p in chunks} == {("322-08", "36")}
+
+
+def test_hits_are_fused_per_article_with_a_bounded_number_of_chunks(lldbi_index: dict[str, int]) -> None:
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query="трудовий договір припинення звільнення", limit=8)],
+                      channels=["lldbi_chunks"], docs_probe=False)
+    hits, trace = retrieve(plan, QdrantSearchPort(), attempt=1)
+    per_article: dict[str, list[float]] = {}
+    for h in hits.hits:
+        per_article.setdefault(article_key({"act_nreg": h.act_nreg, "article": h.article}), []).append(h.score)
+    assert len(per_article) == 8
+    assert all(len(scores) <= CHUNKS_PER_ARTICLE and len(set(scores)) == 1 for scores in per_article.values())
+    assert trace.steps[0].error is None
+
+
+# --- eval_retrieval ------------------------------------------------------------------------------------------
+def write_cases(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def run_eval(*args: str) -> list[str]:
+    out = StringIO()
+    call_command("eval_retrieval", *args, stdout=out, stderr=StringIO())
+    return out.getvalue().strip().splitlines()
+
+
+def test_eval_retrieval_scores_u1_to_u4_and_prints_json_last(catalog: None, tmp_path: Path) -> None:
+    # given two answerable questions (one gold act number in another case) and one the slice cannot answer
+    path = write_cases(tmp_path / "dev.jsonl", [
+        {"question": "Чи обов'язково укладати трудовий договір у письмовій формі?",
+         "gold": [{"act_nreg": "322-08", "article": "24"}]},
+        {"question": "Що передбачає стаття 43 Конституції України?", "gold": [{"act_nreg": "254К/96-вр",
+                                                                                  "article": "43"}]},
+        {"question": "Яка ставка податку на прибуток підприємств?", "gold": [{"act_nreg": "2755-17",
+                                                                                "article": "136"}]},
+        {"question": "a line without gold is skipped"},
+    ])
+    # when
+    lines = run_eval(str(path), "--k", "10", "--json")
+    # then
+    summary = json.loads(lines[-1])
+    assert summary == {"n": 3, "recall_at_k": pytest.approx(2 / 3, abs=1e-3), "mrr": summary["mrr"], "k": 10,
+                       "level": "article"}
+    assert 0.5 <= summary["mrr"] <= 0.6667  # both found, one of them possibly not first
+    misses = [line for line in lines if line.startswith("MISS")]
+    assert len(misses) == 1 and "2755-17#136" in misses[0]
+    assert any("skipped 1 lines" in line for line in lines)
+
+
+def test_eval_retrieval_at_act_level(catalog: None, tmp_path: Path) -> None:
+    path = write_cases(tmp_path / "dev.jsonl", [
+        {"question": "Скільки днів триває щорічна основна відпустка?", "gold": [{"act_nreg": "504/96-вр",
+                                                                                    "article": "999"}]}])
+    assert json.loads(run_eval(str(path), "--level", "act", "--json")[-1])["recall_at_k"] == 1.0
+    assert json.loads(run_eval(str(path), "--level", "article", "--json")[-1])["recall_at_k"] == 0.0
+
+
+@pytest.mark.parametrize(("content", "args", "message"), [
+    (None, [], "file not found"),
+    ("{broken", [], "not JSON"),
+    ('{"question": "q", "gold": [{"article": "1"}]}', [], "need act_nreg and article"),
+    ('{"question": "q"}', [], "no line has a question and a gold list"),
+    ('{"question": "q", "gold": [{"act_nreg": "1-1", "article": "1"}]}', ["--k", "0"], "--k must be positive"),
+], ids=["missing", "broken", "bad-gold", "no-gold", "bad-k"])
+def test_eval_retrieval_refuses_bad_input_with_a_sentence(db: Any, tmp_path: Path, content: str | None,
+                                                           args: list[str], message: str) -> None:
+    path = tmp_path / "cases.jsonl"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(CommandError, match=message.replace("--k must be positive", "--k must be a positive")):
+        run_eval(str(path), *args)

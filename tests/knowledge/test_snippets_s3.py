@@ -1,0 +1,147 @@
+"""The snippet store on S3 / Cloudflare R2 (knowledge/snippets.py through django-storages' S3Storage, boto3),
+against a real S3 API server on loopback (moto_server), with path-style addressing and the deterministic keys."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from django.core.files.storage import Storage, storages
+
+from knowledge import index
+from knowledge.services import laws_ingest
+from knowledge.snippets import SnippetLoadError, SnippetStore, snippet_key
+
+pytestmark = pytest.mark.s3
+
+BUCKET = "lexery-snippets-test"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+START_TIMEOUT_S = 30
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A moto_server process on a free loopback port, for this module."""
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("moto") / "moto.log").open("wb")
+    moto = Path(sys.executable).with_name("moto_server")
+    proc = subprocess.Popen([str(moto), "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"moto_server exited with {proc.returncode}") from None
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        raise RuntimeError(f"moto_server did not listen on {port} within {START_TIMEOUT_S}s")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture
+def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    for k, v in CREDENTIALS.items():
+        monkeypatch.setenv(k, v)
+    client = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
+    existing = {b["Name"] for b in client.list_buckets().get("Buckets", [])}
+    if BUCKET not in existing:
+        client.create_bucket(Bucket=BUCKET)
+    return s3_endpoint
+
+
+def s3_storage(endpoint: str) -> Storage:
+    """The same backend and options that settings configure for SNIPPET_STORAGE=s3."""
+    return storages.create_storage({"BACKEND": "storages.backends.s3.S3Storage",
+                                    "OPTIONS": {"bucket_name": BUCKET, "endpoint_url": endpoint,
+                                                "region_name": "auto", "addressing_style": "path",
+                                                "file_overwrite": True}})
+
+
+def bucket_keys(endpoint: str, prefix: str) -> set[str]:
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+    return {o["Key"] for page in pages for o in page.get("Contents", [])}
+
+
+def test_a_snippet_round_trips_under_its_deterministic_key(s3_env: str) -> None:
+    # given
+    store = SnippetStore(storage=s3_storage(s3_env))
+    key = snippet_key(act_nreg="254к/96-ВР", article="43", ordinal=0)
+    text = "Кожен має право на працю, що включає можливість заробляти собі на життя працею."
+    # when
+    store.put(key, text)
+    store.put(key, text + " Оновлено.")  # re-ingestion overwrites the same key
+    # then
+    assert store.get(key) == text + " Оновлено."
+    assert key in bucket_keys(s3_env, "lldbi/")
+    assert key.startswith("lldbi/254к_96-вр/st43-")
+
+
+def test_path_style_addressing_is_used(s3_env: str) -> None:
+    storage = s3_storage(s3_env)
+    url = storage.url(snippet_key(act_nreg="322-08", article="36", ordinal=0))
+    assert url.startswith(f"{s3_env}/{BUCKET}/lldbi/322-08/")  # bucket in the path, not in the host name
+
+
+def test_a_missing_key_is_a_typed_error_and_a_warning_in_get_many(s3_env: str) -> None:
+    # given one stored snippet and one key that was never written
+    store = SnippetStore(storage=s3_storage(s3_env))
+    present = snippet_key(act_nreg="322-08", article="36", ordinal=0)
+    missing = snippet_key(act_nreg="322-08", article="9999", ordinal=0)
+    store.put(present, "Переведення на іншу роботу.")
+    # when / then
+    with pytest.raises(SnippetLoadError) as err:
+        store.get(missing)
+    assert err.value.key == missing
+    texts, warnings = store.get_many([present, missing, present])
+    assert texts == {present: "Переведення на іншу роботу."}
+    assert warnings == [f"snippet_load_failed:{missing}"]
+
+
+def test_an_unreachable_endpoint_is_a_typed_error_too(s3_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    store = SnippetStore(storage=s3_storage("http://127.0.0.1:9"))
+    texts, warnings = store.get_many(["lldbi/x/st1-000000/c0.txt"])
+    assert texts == {}
+    assert warnings == ["snippet_load_failed:lldbi/x/st1-000000/c0.txt"]
+
+
+def test_ingest_writes_the_snippets_to_s3(s3_env: str, settings: Any, tmp_path: Path, db: Any) -> None:
+    # given the snippets storage configured as SNIPPET_STORAGE=s3 configures it, and a collection of their own
+    settings.STORAGES = {**settings.STORAGES, "snippets": {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"bucket_name": BUCKET, "endpoint_url": s3_env, "region_name": "auto",
+                    "addressing_style": "path", "file_overwrite": True}}}
+    settings.LLDBI_COLLECTION = "lldbi_s3_test"
+    corpus = tmp_path / "three.jsonl"
+    rows = [{"act_nreg": "9999-99", "act_title": "Про тестовий акт", "article": str(i), "title": f"Стаття {i}. Тест",
+             "text": f"Текст статті {i} тестового акта про зберігання фрагментів."} for i in (1, 2, 3)]
+    corpus.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    # when
+    report = laws_ingest(path=corpus, show_progress=False, update_catalog=False)
+    # then every chunk's text is in the bucket under the key its point carries
+    assert report.upserted == 3
+    payloads = [p for p, _ in index.scan(index.get_client(), "lldbi_s3_test")]
+    assert {p["r2_key"] for p in payloads} <= bucket_keys(s3_env, "lldbi/9999-99/")
+    assert SnippetStore(storage=s3_storage(s3_env)).get(payloads[0]["r2_key"]).startswith("Текст статті")
+    index.get_client().delete_collection("lldbi_s3_test")

@@ -1,0 +1,52 @@
+"""The offline writer quotes law, and law points elsewhere ("статтею 20 цього Закону"): it must not carry an
+article the verifier cannot find among its sources into the draft."""
+
+from __future__ import annotations
+
+from assemble.prompt import SourceBlock, legacy_messages
+from llm.providers.offline import compose_answer
+from pipeline.citations import find_citations
+from pipeline.contracts import SpecialistProfile
+
+PROFILE = SpecialistProfile(slug="demo")
+LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР"}
+LEAVE = SourceBlock(
+    "Закон «Про відпустки» ст. 6", "k6", None,
+    "Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні. "
+    "Щорічна основна відпустка збільшується у випадках, передбачених статтею 20 цього Закону. "
+    "Щорічна основна відпустка надається пропорційно відпрацьованому часу.")
+LABOUR = SourceBlock(
+    "КЗпП ст. 75", "k75", None,
+    "Щорічна основна відпустка надається тривалістю 24 календарні дні, а у випадках, передбачених статтею 12 "
+    "Закону України «Про відпустки», — довше.")
+
+
+def answer(*blocks: SourceBlock) -> str:
+    return compose_answer(legacy_messages(profile=PROFILE, blocks=list(blocks),
+                                          question="Скільки днів триває щорічна основна відпустка?"))
+
+
+def test_a_sentence_pointing_at_an_article_outside_the_sources_is_not_quoted() -> None:
+    text = answer(LEAVE, LABOUR)
+
+    assert "статтею 20" not in text and "статтею 12" not in text
+    assert {c.article_ref for c in find_citations(text, LABELS)} == {"Закон «Про відпустки» ст. 6", "КЗпП ст. 75"}
+    assert "24 календарних дні" in text
+
+
+def test_a_sentence_pointing_at_another_source_may_be_quoted() -> None:
+    among = SourceBlock("Закон «Про відпустки» ст. 20", "k20", None, "Тривалість відпустки збільшується.")
+
+    text = answer(LEAVE, among)
+
+    assert "статтею 20 цього Закону" in text
+    refs = {c.article_ref for c in find_citations(text, LABELS)}
+    assert refs == {"Закон «Про відпустки» ст. 6", "Закон «Про відпустки» ст. 20"}
+
+
+def test_when_no_sentence_is_quotable_the_answer_still_names_its_sources() -> None:
+    only_pointers = SourceBlock("КЗпП ст. 75", "k75", None, "Див. статтю 12 Закону України «Про відпустки».")
+
+    text = answer(only_pointers)
+
+    assert "статтю 12" not in text and text.rstrip().endswith("Підстави: КЗпП ст. 75.")
