@@ -87,7 +87,9 @@ def compose_answer(messages: list[Message]) -> str:
         lines.append("Коротко: питання регулюють норми, наведені в підставах.")
     else:
         lead = quotable(*lead_source, 1)[0]
-        lines.append(f"Коротко: {_clip(lead)} ({lead_source[0]}).")
+        # With the act itself missing, what follows is related law, not the answer: say so.
+        opener = "Пов'язані норми, які є в базі знань" if gap else "Коротко"
+        lines.append(f"{opener}: {_clip(lead)} ({lead_source[0]}).")
         details = [f"— {_clip(s)} ({ref})." for ref, body in sources
                    for s in quotable(ref, body, MAX_SENTENCES_PER_SOURCE) if s != lead]
         if details:

@@ -103,3 +103,20 @@ def test_a_queued_run_can_be_cancelled_once_and_then_runs_nothing(api, specialis
 
     assert Run.objects.get(pk=created["id"]).status == "cancelled"
     assert StageEvent.objects.filter(run_id=created["id"]).count() == 0
+
+
+@pytest.mark.django_db
+def test_the_clarify_command_resumes_a_waiting_run_and_refuses_a_finished_one(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    from django.core.management import CommandError, call_command
+
+    waiting = start(api, django_capture_on_commit_callbacks, "Що передбачає стаття 4 процесуального кодексу?")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("clarify", waiting["id"], "--answer", "КПК")
+
+    assert Run.objects.get(pk=waiting["id"]).status == "done"
+    with pytest.raises(CommandError, match="not awaiting clarification"):
+        call_command("clarify", waiting["id"], "--option", "1618-15")
+    with pytest.raises(CommandError, match="no run"):
+        call_command("clarify", "not-a-run", "--option", "1618-15")

@@ -78,6 +78,11 @@ class Command(BaseCommand):
             w("Цитати: " + (", ".join(c["article_ref"] for c in view["answer"]["citations"]) or "немає"))
         if view["coverage_gap"]:
             w(f"Прогалина покриття: {view['coverage_gap']}")
+        clarification = view["clarification"]
+        if clarification and run.status == Run.Status.AWAITING_CLARIFICATION:
+            w(clarification["question"])
+            w(f"Відповідь: python manage.py clarify {run.id} --option <nreg>  "
+              f"({', '.join(o['nreg'] for o in clarification['options'])})")
         w("\nStage timeline:")
         for e in run_events(run=run):
             w(f"  {e.step:>2} {e.stage:<4} #{e.attempt} {e.outcome:<7} {e.duration_ms or 0:>6} ms  → "
