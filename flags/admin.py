@@ -48,6 +48,19 @@ def state_badge(value: bool | None) -> SafeString:
     return format_html('<span class="flag-state {}">{}</span>', "on" if value else "off", "ON" if value else "OFF")
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Screens that only show: flags change through flags/services.py (audited), never through a form."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
 class ReasonActionForm(ActionForm):
     """The admin's action bar with an optional reason, kept in the audit entry of every change it makes."""
 
@@ -59,7 +72,7 @@ def _reason(request: HttpRequest) -> str:
     return str(request.POST.get("reason", "")).strip()[:500]
 
 
-class FlagScreen(admin.ModelAdmin):
+class FlagScreen(ReadOnlyAdmin):
     """One row per org or specialist, one column per flag: the effective value, its source, and one-click buttons
     that set this row's override. Rows are read-only otherwise (no change form, no add, no delete)."""
 
@@ -75,14 +88,6 @@ class FlagScreen(admin.ModelAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can_view_flags(request)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
     # --- effective values, computed once per page (kept on the request: the ModelAdmin is shared by threads) --
     def table_for(self, objs: list[Any]) -> dict[int, dict[str, Effective]]:
@@ -325,24 +330,16 @@ class FeatureFlagAdmin(admin.ModelAdmin):
 
 
 @admin.register(FlagOverride)
-class FlagOverrideAdmin(admin.ModelAdmin):
+class FlagOverrideAdmin(ReadOnlyAdmin):
     """Read-only here: overrides change on the per-org and per-specialist screens, where they are audited."""
 
     list_display = ("flag", "org", "specialist", "enabled", "updated_at")
     list_filter = ("flag", "enabled")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
 
 
 @admin.register(FlagAudit)
-class FlagAuditAdmin(admin.ModelAdmin):
+class FlagAuditAdmin(ReadOnlyAdmin):
     """The trail: who changed which flag where, from what to what, and why. Nobody edits or deletes it here."""
 
     list_display = ("when", "who", "flag_name", "where", "change", "reason")
@@ -376,11 +373,3 @@ class FlagAuditAdmin(admin.ModelAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can_view_flags(request) or super().has_module_permission(request)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return False
