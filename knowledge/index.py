@@ -19,6 +19,7 @@ from knowledge.lexical import Sparse
 
 DENSE = "dense"
 LEXICAL = "lexical"
+HEADING = "heading"  # BM25 over the article heading alone, on the article's first chunk
 _POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
 
 _client: QdrantClient | None = None
@@ -73,7 +74,8 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
     client.create_collection(
         name,
         vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-        sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF),
+                               HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
     if payload_indexes:  # a Qdrant server filters faster with them; the local mode ignores them
         for field in ("act_nreg_key", "article"):
@@ -86,13 +88,23 @@ class IndexedPoint:
     dense: list[float] | None  # one dense vector per article, on its first chunk
     sparse: Sparse
     payload: dict[str, Any]
+    heading: Sparse | None = None  # on the first chunk of an article with a heading
 
 
 def _vectors(p: IndexedPoint) -> dict[str, Any]:
     out: dict[str, Any] = {LEXICAL: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)}
     if p.dense is not None:
         out[DENSE] = p.dense
+    if p.heading is not None:
+        out[HEADING] = models.SparseVector(indices=p.heading.indices, values=p.heading.values)
     return out
+
+
+def has_sparse(client: QdrantClient, name: str, vector: str) -> bool:
+    """Collections built before the heading field existed lack it; search then goes without that signal."""
+    if not client.collection_exists(name):
+        return False
+    return vector in (client.get_collection(name).config.params.sparse_vectors or {})
 
 
 def upsert(client: QdrantClient, name: str, points: list[IndexedPoint]) -> None:
@@ -124,11 +136,11 @@ def dense_search(client: QdrantClient, name: str, *, vector: list[float], act_ke
 
 
 def lexical_search(client: QdrantClient, name: str, *, sparse: Sparse, act_keys: list[str],
-                   limit: int) -> list[tuple[dict[str, Any], float]]:
+                   limit: int, using: str = LEXICAL) -> list[tuple[dict[str, Any], float]]:
     if not sparse.indices:
         return []
     result = client.query_points(name, query=models.SparseVector(indices=sparse.indices, values=sparse.values),
-                                 using=LEXICAL, query_filter=_act_filter(act_keys), limit=limit, with_payload=True)
+                                 using=using, query_filter=_act_filter(act_keys), limit=limit, with_payload=True)
     return [(dict(p.payload or {}), float(p.score)) for p in result.points]
 
 

@@ -17,6 +17,9 @@ BM25_B = 0.75
 # Average chunk length in lemmas, measured on the core corpus with 1200-char chunks; a constant keeps
 # document weights independent of what else is indexed.
 BM25_AVGDL = 90.0
+# The heading field: an article's heading is its summary, and a short field lets an exact heading match stand out
+# where the same words spread over a long article's text would be diluted. Average heading length in lemmas.
+HEADING_AVGDL = 5.0
 
 
 @dataclass(frozen=True)
@@ -34,12 +37,20 @@ def _to_sparse(weights: dict[int, float]) -> Sparse:
     return Sparse([i for i, _ in items], [v for _, v in items])
 
 
-def document_vector(text: str) -> Sparse:
+def document_vector(text: str, avgdl: float = BM25_AVGDL) -> Sparse:
     terms = content_lemmas(text)
     counts = Counter(term_id(t) for t in terms)
     dl = max(len(terms), 1)
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / BM25_AVGDL)
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl)
     return _to_sparse({tid: tf * (BM25_K1 + 1) / (tf + norm) for tid, tf in counts.items()})
+
+
+def heading_vector(heading: str | None) -> Sparse | None:
+    """The heading field of an article (its first chunk carries it); None when the article has no heading."""
+    if not heading or not heading.strip():
+        return None
+    vec = document_vector(heading, HEADING_AVGDL)
+    return vec if vec.indices else None
 
 
 def query_vector(text: str) -> Sparse:

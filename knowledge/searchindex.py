@@ -21,7 +21,7 @@ import numpy as np
 from qdrant_client import QdrantClient
 
 from knowledge import index
-from knowledge.lexical import Sparse
+from knowledge.lexical import Sparse, heading_vector
 
 logger = logging.getLogger(__name__)
 
@@ -34,18 +34,37 @@ class _Postings:
     starts: np.ndarray  # postings of terms[i] are docs[starts[i]:starts[i + 1]]
     docs: np.ndarray
     weights: np.ndarray
+    n_docs: int  # documents with this vector: the N of the IDF
+
+
+def _collect(into: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]], doc: int, sparse: Any) -> None:
+    if sparse is not None and sparse.indices:
+        into[0].append(np.asarray(sparse.indices, dtype=np.int64))
+        into[1].append(np.full(len(sparse.indices), doc, dtype=np.int32))
+        into[2].append(np.asarray(sparse.values, dtype=np.float32))
+
+
+def _postings(terms: list[np.ndarray], docs: list[np.ndarray], weights: list[np.ndarray]) -> _Postings:
+    all_terms = np.concatenate(terms) if terms else np.zeros(0, np.int64)
+    order = np.argsort(all_terms, kind="stable")
+    all_terms = all_terms[order]
+    uniq, starts = np.unique(all_terms, return_index=True)
+    return _Postings(uniq, np.append(starts, len(all_terms)).astype(np.int64),
+                     (np.concatenate(docs) if docs else np.zeros(0, np.int32))[order],
+                     (np.concatenate(weights) if weights else np.zeros(0, np.float32))[order], len(docs))
 
 
 class LocalSearchIndex:
     def __init__(self, payloads: list[dict[str, Any]], act_codes: np.ndarray, dense_rows: np.ndarray,
-                 dense: np.ndarray, postings: _Postings, act_index: dict[str, int]) -> None:
+                 dense: np.ndarray, postings: _Postings, act_index: dict[str, int],
+                 headings: _Postings | None = None) -> None:
         self.payloads = payloads
         self.act_codes = act_codes
         self.dense_rows = dense_rows
         self.dense = dense
         self.postings = postings
+        self.headings = headings or _postings([], [], [])
         self.act_index = act_index
-        self.n_lexical = len(np.unique(postings.docs)) if len(postings.docs) else 0
         self.by_article: dict[tuple[str, str], list[int]] = {}
         for i, p in enumerate(payloads):
             self.by_article.setdefault((str(p.get("act_nreg_key", "")), str(p.get("article", ""))), []).append(i)
@@ -58,9 +77,8 @@ class LocalSearchIndex:
         codes: list[int] = []
         dense_rows: list[int] = []
         dense: list[list[float]] = []
-        terms: list[np.ndarray] = []
-        docs: list[np.ndarray] = []
-        weights: list[np.ndarray] = []
+        lexical: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        heading: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
         for payload, vectors in index.scan(client, collection):
             i = len(payloads)
             payloads.append(payload)
@@ -69,23 +87,15 @@ class LocalSearchIndex:
             if vectors.get(index.DENSE) is not None:
                 dense_rows.append(i)
                 dense.append(vectors[index.DENSE])
-            sparse = vectors.get(index.LEXICAL)
-            if sparse is not None and sparse.indices:
-                terms.append(np.asarray(sparse.indices, dtype=np.int64))
-                weights.append(np.asarray(sparse.values, dtype=np.float32))
-                docs.append(np.full(len(sparse.indices), i, dtype=np.int32))
+            _collect(lexical, i, vectors.get(index.LEXICAL))
+            if payload.get("ordinal") == 0:
+                # collections from before the heading field: derive it from the payload the same way ingest does
+                _collect(heading, i, vectors.get(index.HEADING) or heading_vector(payload.get("heading")))
         matrix = np.asarray(dense, dtype=np.float32).reshape(len(dense), -1) if dense else np.zeros((0, 1), np.float32)
         if len(matrix):
             matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)  # cosine, as the collection
-        all_terms = np.concatenate(terms) if terms else np.zeros(0, np.int64)
-        order = np.argsort(all_terms, kind="stable")
-        all_terms = all_terms[order]
-        uniq, starts = np.unique(all_terms, return_index=True)
-        postings = _Postings(uniq, np.append(starts, len(all_terms)),
-                             (np.concatenate(docs) if docs else np.zeros(0, np.int32))[order],
-                             (np.concatenate(weights) if weights else np.zeros(0, np.float32))[order])
         built = cls(payloads, np.asarray(codes, dtype=np.int32), np.asarray(dense_rows, dtype=np.int32), matrix,
-                    postings, act_index)
+                    _postings(*lexical), act_index, _postings(*heading))
         logger.info("local search index built", extra={"points": len(payloads), "articles_dense": len(dense_rows),
                                                         "seconds": round(time.monotonic() - started, 1)})
         return built
@@ -118,12 +128,17 @@ class LocalSearchIndex:
         return [(self.payloads[int(self.dense_rows[i])], float(scores[i])) for i in top]
 
     def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
-        p = self.postings
+        return self._bm25(self.postings, sparse, act_keys, limit)
+
+    def heading_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        return self._bm25(self.headings, sparse, act_keys, limit)
+
+    def _bm25(self, p: _Postings, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         if not sparse.indices or not len(p.terms):
             return []
         scores = np.zeros(len(self.payloads), dtype=np.float32)
         touched = []
-        n = max(self.n_lexical, 1)
+        n = max(p.n_docs, 1)
         for term, qv in zip(sparse.indices, sparse.values, strict=True):
             pos = int(np.searchsorted(p.terms, term))
             if pos >= len(p.terms) or int(p.terms[pos]) != term:
@@ -135,7 +150,7 @@ class LocalSearchIndex:
             touched.append(p.docs[lo:hi])
         if not touched:
             return []
-        candidates = np.unique(np.concatenate(touched))
+        candidates = np.flatnonzero(scores)  # O(points) once, cheaper than sorting the postings of common terms
         allowed = self._allowed(act_keys)
         if allowed is not None:
             candidates = candidates[np.isin(self.act_codes[candidates], allowed)]

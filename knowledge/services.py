@@ -16,7 +16,7 @@ from django.conf import settings
 from knowledge import index, searchindex
 from knowledge.chunking import Article, Chunk, split_article
 from knowledge.embeddings import Embedder, default_embedder
-from knowledge.lexical import document_vector
+from knowledge.lexical import document_vector, heading_vector
 from knowledge.models import Act
 from knowledge.progress import Progress
 from knowledge.snippets import SnippetStore, snippet_key
@@ -167,6 +167,7 @@ def laws_ingest(
     client = index.get_client()
     collection = settings.LLDBI_COLLECTION
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
+    with_heading = index.has_sparse(client, collection, index.HEADING)  # older collections go on without it
     report = IngestReport()
     titles: dict[str, tuple[str, str | None]] = {}
     total = None
@@ -197,8 +198,11 @@ def laws_ingest(
                 for c in chunks:
                     key = snippet_key(act_nreg=c.article.act_nreg, article=c.article.article, ordinal=c.ordinal)
                     store.put(key, c.text)  # the text first: a point never refers to a missing snippet
-                    points.append(index.IndexedPoint(c.chunk_key, head.tolist() if c.ordinal == 0 else None,
-                                                     document_vector(embedding_text(c)), chunk_payload(c, key)))
+                    first = c.ordinal == 0
+                    points.append(index.IndexedPoint(c.chunk_key, head.tolist() if first else None,
+                                                     document_vector(embedding_text(c)), chunk_payload(c, key),
+                                                     heading_vector(c.article.heading)
+                                                     if first and with_heading else None))
             index.upsert(client, collection, points)
             searchindex.invalidate(collection)
             report.upserted += len(points)

