@@ -88,7 +88,6 @@ class FlagScreen(ReadOnlyAdmin):
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can_view_flags(request)
 
-
     # --- effective values, computed once per page (kept on the request: the ModelAdmin is shared by threads) --
     def table_for(self, objs: list[Any]) -> dict[int, dict[str, Effective]]:
         raise NotImplementedError
