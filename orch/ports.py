@@ -84,10 +84,13 @@ class QdrantSearchPort:
         return index.has_sparse(index.get_client(), self.collection, index.HEADING)
 
     def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]:
+        # An article named without its act ("стаття 4 процесуального кодексу") is fetched from every act, so that
+        # a later clarification can bind the act from U4's hits without rerunning U4 (seed 001).
+        limit = settings.EXACT_ARTICLE_MAX_CHUNKS
         if self.in_memory:
-            return self._local().article([a.lower() for a in act_nregs], article)
+            return self._local().article([a.lower() for a in act_nregs], article, limit=limit)
         return index.article_chunks(index.get_client(), self.collection, act_keys=[a.lower() for a in act_nregs],
-                                    article=article)
+                                    article=article, limit=limit)
 
 
 def snippet_store() -> SnippetStore:
