@@ -17,6 +17,14 @@ class Article:
     heading: str | None
     text: str
     url: str = ""
+    # An amending act repeats article numbers (one "Стаття 114" per code it amends): the n-th record of the same
+    # act and number is occurrence n, so that each keeps its own chunks and snippets instead of overwriting.
+    occurrence: int = 1
+
+    @property
+    def storage_id(self) -> str:
+        """The article's identity in keys: its number, plus the occurrence when the act repeats the number."""
+        return self.article if self.occurrence == 1 else f"{self.article}~{self.occurrence}"
 
     @property
     def act_label(self) -> str:
@@ -35,7 +43,7 @@ class Chunk:
 
     @property
     def chunk_key(self) -> str:
-        return f"{self.article.act_nreg.lower()}#st{self.article.article}#c{self.ordinal}"
+        return f"{self.article.act_nreg.lower()}#st{self.article.storage_id}#c{self.ordinal}"
 
 
 def act_label(title: str, abbrev: str | None) -> str:
@@ -56,15 +64,22 @@ _SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+|\n+")
 
 
 def split_article(article: Article, *, max_chars: int, overlap_chars: int) -> list[Chunk]:
+    """An article's chunks (``split_text``), each keeping its article reference."""
+    return [Chunk(article, i, c)
+            for i, c in enumerate(split_text(article.text, max_chars=max_chars, overlap_chars=overlap_chars))]
+
+
+def split_text(raw: str, *, max_chars: int, overlap_chars: int) -> list[str]:
     """Cut at paragraph/sentence boundaries into pieces of at most ``max_chars``; a short overlap keeps
-    the context of a part that continues the previous one. A single sentence longer than the bound is cut hard."""
+    the context of a part that continues the previous one. A single sentence longer than the bound is cut hard.
+    Law articles and user documents are cut the same way."""
     if max_chars <= 0:
         raise ValueError("max_chars must be positive")
     # Normalise each paragraph on its own: normalize() turns every run of whitespace, newlines included,
     # into one space, and the paragraph breaks are cut points.
-    text = "\n".join(p for p in (normalize(line) for line in article.text.split("\n")) if p)
-    if len(text) <= max_chars:
-        return [Chunk(article, 0, text)]
+    text = "\n".join(p for p in (normalize(line) for line in raw.split("\n")) if p)
+    if len(text) <= max_chars:  # an empty text is one empty chunk: an article's row exists even when blank
+        return [text]
     pieces: list[str] = []
     for sentence in (s for s in _SENTENCE_END.split(text) if s.strip()):
         while len(sentence) > max_chars:
@@ -84,4 +99,4 @@ def split_article(article: Article, *, max_chars: int, overlap_chars: int) -> li
         current = f"{tail} {piece}".strip() if tail and len(tail) + len(piece) + 1 <= max_chars else piece
     if current:
         chunks.append(current)
-    return [Chunk(article, i, c) for i, c in enumerate(chunks)]
+    return chunks

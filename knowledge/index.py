@@ -20,6 +20,7 @@ from knowledge.lexical import Sparse
 DENSE = "dense"
 LEXICAL = "lexical"
 HEADING = "heading"  # BM25 over the article heading alone, on the article's first chunk
+TERM = "term"  # in the terms collection: BM25 over one defined term's words (knowledge/terms.py)
 _POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
 
 _client: QdrantClient | None = None
@@ -48,9 +49,10 @@ def close_client() -> None:
         if _client is not None:
             _client.close()
             _client = None
-    from knowledge import searchindex  # built from this client's view; another process may write next
+    from knowledge import searchindex, termindex  # built from this client's view; another process may write next
 
     searchindex.invalidate()
+    termindex.invalidate()
 
 
 def point_id(chunk_key: str) -> str:
@@ -171,3 +173,36 @@ def count(client: QdrantClient, name: str) -> int:
     if not client.collection_exists(name):
         return 0
     return int(client.count(name, exact=True).count)
+
+
+# --- the defined-terms collection: one point per (article, defined term), payload = the defining chunk's ---------
+def ensure_terms_collection(client: QdrantClient, name: str, *, payload_indexes: bool) -> None:
+    if client.collection_exists(name):
+        return
+    client.create_collection(name, vectors_config={},
+                             sparse_vectors_config={TERM: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+    if payload_indexes:
+        for field in ("act_nreg_key", "term_key"):
+            client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
+
+
+def upsert_terms(client: QdrantClient, name: str, points: list[tuple[str, Sparse, dict[str, Any]]]) -> None:
+    """``(point key, term vector, payload)``; the key is deterministic, so re-ingestion overwrites."""
+    if not points:
+        return
+    client.upsert(name, points=[
+        models.PointStruct(id=point_id(key), payload=payload,
+                           vector={TERM: models.SparseVector(indices=vec.indices, values=vec.values)})
+        for key, vec, payload in points], wait=True)
+
+
+def term_points(client: QdrantClient, name: str, *, key: str, act_keys: list[str],
+                limit: int) -> list[dict[str, Any]]:
+    """Every point whose term is exactly ``key`` (lemmas in order)."""
+    if not client.collection_exists(name):
+        return []
+    must: list[models.Condition] = [models.FieldCondition(key="term_key", match=models.MatchValue(value=key))]
+    if act_keys:
+        must.append(models.FieldCondition(key="act_nreg_key", match=models.MatchAny(any=act_keys)))
+    points, _ = client.scroll(name, scroll_filter=models.Filter(must=must), limit=limit, with_payload=True)
+    return [dict(p.payload or {}) for p in points]

@@ -37,14 +37,14 @@ class _Postings:
     n_docs: int  # documents with this vector: the N of the IDF
 
 
-def _collect(into: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]], doc: int, sparse: Any) -> None:
+def collect_sparse(into: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]], doc: int, sparse: Any) -> None:
     if sparse is not None and sparse.indices:
         into[0].append(np.asarray(sparse.indices, dtype=np.int64))
         into[1].append(np.full(len(sparse.indices), doc, dtype=np.int32))
         into[2].append(np.asarray(sparse.values, dtype=np.float32))
 
 
-def _postings(terms: list[np.ndarray], docs: list[np.ndarray], weights: list[np.ndarray]) -> _Postings:
+def build_postings(terms: list[np.ndarray], docs: list[np.ndarray], weights: list[np.ndarray]) -> _Postings:
     all_terms = np.concatenate(terms) if terms else np.zeros(0, np.int64)
     order = np.argsort(all_terms, kind="stable")
     all_terms = all_terms[order]
@@ -63,7 +63,7 @@ class LocalSearchIndex:
         self.dense_rows = dense_rows
         self.dense = dense
         self.postings = postings
-        self.headings = headings or _postings([], [], [])
+        self.headings = headings or build_postings([], [], [])
         self.act_index = act_index
         self.by_article: dict[tuple[str, str], list[int]] = {}
         for i, p in enumerate(payloads):
@@ -87,15 +87,15 @@ class LocalSearchIndex:
             if vectors.get(index.DENSE) is not None:
                 dense_rows.append(i)
                 dense.append(vectors[index.DENSE])
-            _collect(lexical, i, vectors.get(index.LEXICAL))
+            collect_sparse(lexical, i, vectors.get(index.LEXICAL))
             if payload.get("ordinal") == 0:
                 # collections from before the heading field: derive it from the payload the same way ingest does
-                _collect(heading, i, vectors.get(index.HEADING) or heading_vector(payload.get("heading")))
+                collect_sparse(heading, i, vectors.get(index.HEADING) or heading_vector(payload.get("heading")))
         matrix = np.asarray(dense, dtype=np.float32).reshape(len(dense), -1) if dense else np.zeros((0, 1), np.float32)
         if len(matrix):
             matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)  # cosine, as the collection
         built = cls(payloads, np.asarray(codes, dtype=np.int32), np.asarray(dense_rows, dtype=np.int32), matrix,
-                    _postings(*lexical), act_index, _postings(*heading))
+                    build_postings(*lexical), act_index, build_postings(*heading))
         logger.info("local search index built", extra={"points": len(payloads), "articles_dense": len(dense_rows),
                                                         "seconds": round(time.monotonic() - started, 1)})
         return built

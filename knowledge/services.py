@@ -13,13 +13,15 @@ from typing import Any
 
 from django.conf import settings
 
-from knowledge import index, searchindex
+from knowledge import index, searchindex, termindex
 from knowledge.chunking import Article, Chunk, split_article
 from knowledge.embeddings import Embedder, default_embedder
-from knowledge.lexical import document_vector, heading_vector
+from knowledge.lexical import Sparse, document_vector, heading_vector
 from knowledge.models import Act
 from knowledge.progress import Progress
 from knowledge.snippets import SnippetStore, snippet_key
+from knowledge.terms import TERM_AVGDL, extract_terms
+from knowledge.text import normalize
 from pipeline.lexicon import lemma_seq
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
     """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory."""
     wanted = {a.lower() for a in acts} if acts else None
     n = 0
+    seen: dict[tuple[str, str], int] = {}  # one small entry per article: bounded by the file, not by its text
     for lineno, line in enumerate(_open_text(path), start=1):
         if not line.strip():
             continue
@@ -70,6 +73,7 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
             continue
         if not text or not text.strip():
             continue
+        occurrence = seen[(nreg.lower(), article)] = seen.get((nreg.lower(), article), 0) + 1
         yield Article(
             act_nreg=nreg,
             act_title=rec.get("act_title") or f"Акт {nreg}",
@@ -78,6 +82,7 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
             heading=_heading(rec),
             text=text,
             url=rec.get("url") or "",
+            occurrence=occurrence,
         )
         n += 1
         if limit is not None and n >= limit:
@@ -124,6 +129,7 @@ class IngestReport:
     chunks: int = 0
     upserted: int = 0
     skipped_existing: int = 0
+    terms: int = 0
     batches: int = 0
     seconds: float = 0.0
     stopped_early: bool = False
@@ -143,6 +149,27 @@ def _article_batches(articles: Iterable[list[Chunk]], size: int) -> Iterator[lis
             batch, n = [], 0
     if batch:
         yield batch
+
+
+def chunk_snippet_key(c: Chunk) -> str:
+    return snippet_key(act_nreg=c.article.act_nreg, article=c.article.storage_id, ordinal=c.ordinal)
+
+
+def term_points(chunks: list[Chunk]) -> list[tuple[str, Sparse, dict[str, Any]]]:
+    """The article's defined terms as points of the terms collection, each carrying the payload of the chunk
+    that holds its definition (so a hit opens that chunk's snippet)."""
+    a = chunks[0].article
+    out = []
+    for t in extract_terms(a.text, a.heading):
+        line = normalize(a.text[t.offset:].split("\n", 1)[0])[:60]
+        chunk = next((c for c in chunks if line in c.text), chunks[0])
+        vec = document_vector(t.term, TERM_AVGDL)
+        if not vec.indices:
+            continue
+        payload = {**chunk_payload(chunk, chunk_snippet_key(chunk)), "term": t.term, "term_key": t.key,
+                   "announced": t.announced}
+        out.append((f"{chunk.chunk_key}#t{t.key}", vec, payload))
+    return out
 
 
 def laws_ingest(
@@ -167,6 +194,7 @@ def laws_ingest(
     client = index.get_client()
     collection = settings.LLDBI_COLLECTION
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
+    index.ensure_terms_collection(client, settings.LLDBI_TERMS_COLLECTION, payload_indexes=bool(settings.QDRANT_URL))
     with_heading = index.has_sparse(client, collection, index.HEADING)  # older collections go on without it
     report = IngestReport()
     titles: dict[str, tuple[str, str | None]] = {}
@@ -196,7 +224,7 @@ def laws_ingest(
             points = []
             for chunks, head in zip(todo, heads, strict=True):
                 for c in chunks:
-                    key = snippet_key(act_nreg=c.article.act_nreg, article=c.article.article, ordinal=c.ordinal)
+                    key = chunk_snippet_key(c)
                     store.put(key, c.text)  # the text first: a point never refers to a missing snippet
                     first = c.ordinal == 0
                     points.append(index.IndexedPoint(c.chunk_key, head.tolist() if first else None,
@@ -207,6 +235,13 @@ def laws_ingest(
             searchindex.invalidate(collection)
             report.upserted += len(points)
             report.batches += 1
+        # Terms for every article of the batch, indexed or not: cheap (no embeddings), and it backfills the terms
+        # of a collection ingested before they existed. Point ids are deterministic: a re-run overwrites.
+        terms = [p for chunks in batch for p in term_points(chunks)]
+        if terms:
+            index.upsert_terms(client, settings.LLDBI_TERMS_COLLECTION, terms)
+            termindex.invalidate(settings.LLDBI_TERMS_COLLECTION)
+            report.terms += len(terms)
         if progress:
             progress.advance(len(batch), note=f"chunks={report.chunks} new={report.upserted}")
         if max_batches is not None and report.batches >= max_batches:

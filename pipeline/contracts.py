@@ -62,7 +62,7 @@ class QueryProfile(Section):
 
 # --- U3 ---------------------------------------------------------------------------------------------------
 class SearchStep(Section):
-    kind: Literal["hybrid", "exact_article"]
+    kind: Literal["hybrid", "exact_article", "definition"]
     query: str
     act_filter: list[str] = Field(default_factory=list)  # nregs
     article: str | None = None

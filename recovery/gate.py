@@ -42,8 +42,10 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
         return GateDecision(expand=True, reason="too_few_hits", support_level="weak", top_score=top_score,
                             total_goals=total_goals)
     exact = any(h.channel == "exact" for h in top)
+    defined = any(h.channel == "definition" for h in top)  # an article defining the very term asked about
     agreed = sum(1 for h in top[:3] if h.channel == "dense+lexical")
-    support = "strong" if exact or agreed >= 1 else "partial"
-    return GateDecision(expand=False, reason="exact_article_found" if exact else "evidence_sufficient",
+    support = "strong" if exact or defined or agreed >= 1 else "partial"
+    reason = "exact_article_found" if exact else ("definition_found" if defined else "evidence_sufficient")
+    return GateDecision(expand=False, reason=reason,
                         support_level=support, top_score=top_score, covered_goals=total_goals,  # type: ignore[arg-type]
                         total_goals=total_goals)

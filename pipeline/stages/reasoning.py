@@ -14,7 +14,12 @@ def reason(profile: QueryProfile, evidence: EvidenceAssembly) -> LegalReasoning:
     for item in evidence.items[:MAX_NORMS]:
         if item.article_ref is None or item.act_nreg is None or item.article is None:
             continue
-        why = "названа в питанні" if "exact" in item.channels else f"відповідає питанню (ранг {item.rank})"
+        if "exact" in item.channels:
+            why = "названа в питанні"
+        elif "definition" in item.channels:
+            why = "визначає термін, про який питають"
+        else:
+            why = f"відповідає питанню (ранг {item.rank})"
         norms.append(ApplicableNorm(article_ref=item.article_ref, act_nreg=item.act_nreg, article=item.article,
                                     heading=item.heading, why=why))
     outline = [f"{n.article_ref}" + (f": {n.heading}" if n.heading else "") for n in norms]

@@ -27,6 +27,9 @@ HEADING_WEIGHT = 1.0  # BM25 over the article headings alone: an article's headi
 CHUNKS_PER_ARTICLE = 3  # matched chunks kept as evidence per article
 POOL_FACTOR = 4  # each signal returns this many times the step's limit before fusion
 EXACT_SCORE = 1.0  # an article the user named outranks anything similarity finds
+# An article defining the asked term ranks next; a near form of the term (match < 1) proportionally lower, still
+# far above fused similarity scores (≤ 0.05).
+DEFINITION_SCORE = 0.9
 
 
 class SearchPort(Protocol):
@@ -40,6 +43,8 @@ class SearchPort(Protocol):
     def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
     def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]: ...
+
+    def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
 
 def _hit(payload: dict[str, Any], score: float, channel: str, step: int) -> Hit:
@@ -103,6 +108,9 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
         try:
             if step.kind == "exact_article" and step.article:
                 found = [_hit(p, EXACT_SCORE, "exact", i) for p in port.article(step.act_filter, step.article)]
+            elif step.kind == "definition":
+                found = [_hit(p, round(DEFINITION_SCORE * match, 6), "definition" if match >= 1 else "definition~", i)
+                         for p, match in port.definitions(step.query, step.act_filter, step.limit)]
             else:
                 pool = max(step.limit * POOL_FACTOR, 40)
                 dense_weight = DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT)

@@ -14,6 +14,7 @@ from knowledge import index
 from knowledge.services import IngestError, laws_ingest, read_articles
 
 COLLECTION = "lldbi_ingest_test"
+TERMS = "lldbi_ingest_test_terms"
 
 
 def scale_rows(n_acts: int, per_act: int) -> list[dict[str, Any]]:
@@ -34,11 +35,15 @@ def write_gz(path: Path, rows: list[dict[str, Any]]) -> Path:
 @pytest.fixture
 def own_collection(settings: Any, db: Any) -> Any:
     settings.LLDBI_COLLECTION = COLLECTION
+    settings.LLDBI_TERMS_COLLECTION = TERMS
     client = index.get_client()
-    if client.collection_exists(COLLECTION):
-        client.delete_collection(COLLECTION)
+    for name in (COLLECTION, TERMS):
+        if client.collection_exists(name):
+            client.delete_collection(name)
     yield client
-    index.get_client().delete_collection(COLLECTION)  # a command closes the client it used: open a fresh one
+    for name in (COLLECTION, TERMS):  # a command closes the client it used: open a fresh one
+        if index.get_client().collection_exists(name):
+            index.get_client().delete_collection(name)
 
 
 def test_an_interrupted_ingest_continues_where_it_stopped_without_duplicates(own_collection: Any,
@@ -126,3 +131,31 @@ def test_the_command_refuses_a_non_positive_bound(db: Any, tmp_path: Path) -> No
 
     with pytest.raises(CommandError, match="--max-batches must be a positive number"):
         call_command("ingest_laws", str(tmp_path / "x.jsonl"), "--max-batches", "0")
+
+
+def test_an_act_repeating_an_article_number_keeps_every_record_and_its_terms(own_collection: Any,
+                                                                            tmp_path: Path) -> None:
+    # given an amending act with two different "Стаття 2" (one per act it amends), the second defining terms
+    rows = [{"act_nreg": "2147-99", "act_title": "Про внесення змін", "article": "2", "title": "Стаття 2. Строки",
+             "text": "Суд встановлює розумні строки."},
+            {"act_nreg": "2147-99", "act_title": "Про внесення змін", "article": "2",
+             "title": "Стаття 2. Визначення термінів",
+             "text": "1. Терміни вживаються в такому значенні:\n1) біржові торги - процес укладання угод;\n"
+                     "2) викуп цінних паперів - придбання емітентом розміщених ним паперів."}]
+    path = write_gz(tmp_path / "amend.jsonl.gz", rows)
+    report = laws_ingest(path=path, show_progress=False, update_catalog=False)
+    # then both records are indexed under the same citation, with their own chunks
+    payloads = [p for p, _ in index.scan(own_collection, COLLECTION)]
+    assert {p["article_ref"] for p in payloads} == {"Закон «Про внесення змін» ст. 2"}
+    assert sorted(p["chunk_key"] for p in payloads) == ["2147-99#st2#c0", "2147-99#st2~2#c0"]
+    assert len({p["r2_key"] for p in payloads}) == 2
+    # and the second record's terms point at its chunk
+    terms = [p for p, _ in index.scan(own_collection, TERMS)]
+    assert report.terms == 2
+    assert {(t["term"], t["chunk_key"]) for t in terms} == {("біржові торги", "2147-99#st2~2#c0"),
+                                                            ("викуп цінних паперів", "2147-99#st2~2#c0")}
+    # when the ingest runs again, nothing is duplicated
+    again = laws_ingest(path=path, show_progress=False, update_catalog=False)
+    assert again.upserted == 0
+    assert index.count(index.get_client(), COLLECTION) == 2
+    assert index.count(index.get_client(), TERMS) == 2

@@ -55,6 +55,31 @@ def test_the_exact_path_fetches_a_named_article_in_both_backends(lldbi_index: di
         assert chunks and {(p["act_nreg"], p["article"]) for p in chunks} == {("322-08", "36")}
 
 
+def test_the_definition_path_finds_the_article_defining_the_term_in_both_backends(
+        lldbi_index: dict[str, int]) -> None:
+    for backend in ("memory", "qdrant"):
+        port = QdrantSearchPort(backend=backend)
+        found = port.definitions("дізнавачі", [], 5)  # another form of the term КПК ст. 3 defines
+        assert found, backend
+        payload, match = found[0]
+        assert (payload["act_nreg"], payload["article"], match) == ("4651-17", "3", 1.0), backend
+        assert payload["term"] == "дізнавач"
+        assert port.definitions("дізнавач", ["322-08"], 5) == []  # the act filter holds
+
+
+def test_a_definition_question_puts_the_defining_article_first(lldbi_index: dict[str, int]) -> None:
+    from pipeline.contracts import QueryProfile
+    from pipeline.stages.planning import plan_search
+
+    question = "Що означає термін «досудове розслідування»?"
+    profile = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple")
+    hits, trace = retrieve(plan_search(question=question, profile=profile, top_k=10), QdrantSearchPort(),
+                           attempt=1)
+    top = hits.hits[0]
+    assert (top.act_nreg, top.article, top.channel) == ("4651-17", "3", "definition")
+    assert trace.steps[0].kind == "definition" and trace.steps[0].n_hits >= 1
+
+
 def test_hits_are_fused_per_article_with_a_bounded_number_of_chunks(lldbi_index: dict[str, int]) -> None:
     plan = SearchPlan(steps=[SearchStep(kind="hybrid", query="трудовий договір припинення звільнення", limit=8)],
                       channels=["lldbi_chunks"], docs_probe=False)

@@ -15,7 +15,7 @@ SUBSET: dict[str, set[str]] = {
     # article 4 of three procedural codes: "стаття 4 процесуального кодексу" is ambiguous (seed 002)
     "1618-15": {"1", "4"},
     "1798-12": {"4"},
-    "4651-17": {"4"},
+    "4651-17": {"3", "4"},  # art. 3 defines the code's terms ("дізнавач" …): the definition path
 }
 
 

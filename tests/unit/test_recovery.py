@@ -73,6 +73,10 @@ GATE_CASES = [
                  (False, "evidence_sufficient", "strong"), id="both-signals-agree"),
     pytest.param(question(), hits(hit("36", "dense"), hit("40", "lexical")), None,
                  (False, "evidence_sufficient", "partial"), id="signals-disagree"),
+    pytest.param(question(), hits(hit("3", "definition", 0.9), hit("40", "lexical")), None,
+                 (False, "definition_found", "strong"), id="article-defining-the-asked-term"),
+    pytest.param(question(), hits(hit("3", "definition~", 0.7), hit("40", "lexical")), None,
+                 (False, "evidence_sufficient", "partial"), id="near-form-of-the-term-is-not-strong"),
 ]
 
 

@@ -1,0 +1,139 @@
+"""Defined terms: what an act says a word means. Pure: no I/O.
+
+Ukrainian acts define their terms as list items — "12) рецидив туберкульозу - активізація туберкульозу …;" —
+mostly in an article headed "Визначення термінів", but also inside articles on principles, registers or
+procedures. A question "Що означає термін «X»?" is answered by the item whose term *is* X; searching the
+article text for X's words finds every article that uses X instead. So each item's term is indexed on its own
+(``term_key``: its words' lemmas in order) and a definition question looks the term up (knowledge/termindex.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knowledge.text import lemma, normalize, words
+
+MAX_TERM_WORDS = 14  # a term is a name, not a sentence: longer "terms" are list items of another kind
+MAX_TERM_CHARS = 200
+DASH = r"\s[-–—]\s"
+# "(далі - проба)": the short name a term goes by in the act; indexed as a term of its own.
+_ALIAS = re.compile(r"\(\s*далі\s*[-–—]\s*(?P<alias>[^()]{1,80}?)\s*\)", re.I)
+_ENUMERATED = re.compile(r"^\s*(?:\d+(?:\s*[-–]\s*\d+)*\s*\)|[а-яіїєґ]\s*\)|[•·*]|[-–—])\s*(?P<item>.+)$")
+_DASH = re.compile(DASH)
+_TERM_WORD = re.compile(r"^(?:термін(?:и|ом)?|поняття)\s+", re.I)
+_QUOTES = "«»\"“”„'’"
+# An item without a number counts only where the act announces definitions ("вживаються в такому значенні").
+_ANNOUNCES = re.compile(r"в\s+такому\s+значенні\s*:?\s*$", re.I)
+_GLOSS = re.compile(r"\(\s*([^()]{2,80}?)\s*\)")
+_DEFINITION_CONTEXT = re.compile(r"значенні|визначення\s+термін|терміни|поняття", re.I)
+
+
+@dataclass(frozen=True)
+class DefinedTerm:
+    term: str  # as the act writes it
+    key: str  # lemmas, in order: the form questions are matched in
+    offset: int  # character offset of the item in the article text (to find its chunk)
+    announced: bool = False  # the article says it defines terms (heading or "… в такому значенні:")
+
+
+def term_key(text: str) -> str:
+    return " ".join(lemma(w) for w in words(text))
+
+
+def clean_term(raw: str) -> str:
+    """A term as written, without the wrapping a question or an item puts around it: quotes, the word "термін",
+    an alias in brackets and the half-open "(далі" that quotations cut off."""
+    term = _ALIAS.sub(" ", raw)
+    term = re.sub(r"\(\s*далі\b.*$", " ", term, flags=re.I)  # "допінг-проба (далі" cut in a quotation
+    term = _TERM_WORD.sub("", term.strip())
+    term = term.strip().strip(_QUOTES).strip()
+    if term.count("(") > term.count(")"):  # "оптовий ринок … послуг (оптовий ринок": an unclosed gloss
+        term = term[: term.rfind("(")]
+    return normalize(term).strip(" ,;:").strip(_QUOTES).strip()
+
+
+# A defined term is a noun phrase; list items such as "для працівників віком до 18 років - 36 годин" are not.
+_NOT_A_TERM_START = frozenset("для на в у до після при під від з із зі за по про через щодо між понад".split())
+
+
+def _plausible(term: str) -> bool:
+    ws = words(term)
+    return (0 < len(ws) <= MAX_TERM_WORDS and len(term) <= MAX_TERM_CHARS and not re.search(r"[;:!?]", term)
+            and ws[0] not in _NOT_A_TERM_START)
+
+
+def extract_terms(text: str, heading: str | None = None) -> list[DefinedTerm]:
+    """The terms an article defines, in order. An item is a line "[N)] term - definition"; the term before the
+    first dash that is not inside an alias bracket."""
+    context = bool(_DEFINITION_CONTEXT.search(heading or "")) or bool(_DEFINITION_CONTEXT.search(text[:600]))
+    found: list[DefinedTerm] = []
+    seen: set[str] = set()
+    offset = 0
+    for line in text.split("\n"):
+        start = offset
+        offset += len(line) + 1
+        m = _ENUMERATED.match(line)
+        item = m.group("item") if m else (line.strip() if context else "")
+        if _ANNOUNCES.search(line):  # "… терміни вживаються в такому значенні:" — the items follow
+            context = True
+            continue
+        if not item:
+            continue
+        masked = _ALIAS.sub(lambda a: "(" + "_" * (len(a.group(0)) - 2) + ")", item)  # dashes inside (далі - X)
+        dash = _DASH.search(masked)
+        if dash is None:
+            continue
+        raw = item[: dash.start()]
+        term = clean_term(raw)
+        # "держава-агресор (держава-окупант)": the term, the term without its gloss, and the gloss (a synonym)
+        bare = _GLOSS.sub(" ", term)
+        glosses = [g.group(1) for g in _GLOSS.finditer(term)]
+        candidates = [term, normalize(bare).strip(), *glosses] + [clean_term(a.group("alias"))
+                                                                  for a in _ALIAS.finditer(raw)]
+        for term in candidates:
+            if not _plausible(term):
+                continue
+            key = term_key(term)
+            if key and key not in seen:
+                seen.add(key)
+                found.append(DefinedTerm(term=term, key=key, offset=start, announced=context))
+    return found
+
+
+# --- matching a question's term against defined terms ------------------------------------------------------------
+TERM_AVGDL = 3.0  # BM25 length norm of the term field: a term is a few words
+DEFINITION_MIN_MATCH = 0.6  # below this word overlap a defined term is another term, not a form of the asked one
+_DEFINITIONAL_HEADING = re.compile(r"термін|визначенн|поняття", re.I)
+
+
+def match_score(query_key: str, defined_key: str) -> float:
+    """1.0 for the same term; else the overlap of the two terms' lemmas (Dice), so "викуп цінних паперів" meets
+    "викуп цінних паперів емітентом" at 0.86 and "папери" alone meets it at 0.5."""
+    if query_key == defined_key:
+        return 1.0
+    q, d = set(query_key.split()), set(defined_key.split())
+    if not q or not d:
+        return 0.0
+    return 2 * len(q & d) / (len(q) + len(d))
+
+
+def is_definitional(heading: str | None) -> bool:
+    return bool(heading and _DEFINITIONAL_HEADING.search(heading))
+
+
+def rank_definitions(query_key: str, candidates: list[dict], limit: int) -> list[tuple[dict, float]]:
+    """Defined-term points (payloads with ``term_key``) by how well their term matches the asked one; among equal
+    matches an article that announces its definitions comes first, then one headed as such, then the order
+    given."""
+    best: dict[str, tuple[dict, float, int]] = {}
+    for i, payload in enumerate(candidates):
+        score = match_score(query_key, str(payload.get("term_key", "")))
+        if score < DEFINITION_MIN_MATCH:
+            continue
+        chunk = str(payload.get("chunk_key"))
+        if chunk not in best or score > best[chunk][1]:
+            best[chunk] = (payload, score, i)
+    ordered = sorted(best.values(), key=lambda t: (-t[1], not t[0].get("announced"),
+                                                   not is_definitional(t[0].get("heading")), t[2]))
+    return [(p, s) for p, s, _ in ordered[:limit]]

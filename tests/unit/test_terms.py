@@ -1,0 +1,93 @@
+"""Defined terms: extraction from the forms Ukrainian acts use, and matching a question's term against them."""
+
+from __future__ import annotations
+
+from knowledge.terms import clean_term, extract_terms, match_score, rank_definitions, term_key
+from pipeline.contracts import QueryProfile
+from pipeline.stages.planning import definition_term, plan_search
+
+DEFINITIONS = """1. У цьому Законі наведені нижче терміни вживаються в такому значенні:
+1) абонент - споживач, який отримує електронні комунікаційні послуги;
+4 -1 ) дізнавач - службова особа підрозділу дізнання;
+7) допінг-проба (далі - проба) - будь-який біологічний матеріал, взятий з метою проведення допінг-контролю;
+9) держава-агресор (держава-окупант) - Російська Федерація;
+10) термін "інформаційно-комунікаційна система" - у значенні, наведеному в Законі України;
+11) для працівників віком від 16 до 18 років - 36 годин на тиждень;
+12) відповідальні зберігачі – суб’єкти господарювання незалежно від форми власності.
+2. Інші терміни вживаються у значенні, наведеному в законах."""
+
+
+def terms_of(text: str, heading: str | None = "Визначення термінів") -> dict[str, str]:
+    return {t.key: t.term for t in extract_terms(text, heading)}
+
+
+def test_list_items_give_their_terms_keyed_by_lemmas() -> None:
+    terms = terms_of(DEFINITIONS)
+    assert terms[term_key("абонент")] == "абонент"
+    assert terms[term_key("дізнавач")] == "дізнавач"  # a flattened superscript number "4 -1 )"
+    assert term_key("відповідальний зберігач") in terms  # plural in the act, any form in the question
+    assert "інформаційно-комунікаційна система" in terms.values()  # the word "термін" and quotes dropped
+
+
+def test_an_alias_and_a_gloss_are_terms_of_their_own() -> None:
+    terms = set(terms_of(DEFINITIONS).values())
+    assert {"допінг-проба", "проба"} <= terms  # "(далі - проба)": its dash does not end the term
+    assert {"держава-агресор (держава-окупант)", "держава-агресор", "держава-окупант"} <= terms
+
+
+def test_list_items_that_are_not_terms_are_left_out() -> None:
+    terms = set(terms_of(DEFINITIONS).values())
+    assert not any(t.startswith("для ") for t in terms)  # a rate table item, not a term
+    assert not any("Інші терміни" in t for t in terms)
+
+
+def test_items_without_numbers_count_only_where_the_act_announces_definitions() -> None:
+    plain = "захищений шлюз з’єднання - комплекс технічних засобів\nкриптографічний захист - перетворення"
+    assert terms_of(plain, heading="Текст документа") == {}
+    announced = "Терміни вживаються в такому значенні:\n" + plain
+    # apostrophes are normalised as everywhere in the index (’ → ')
+    assert set(terms_of(announced, heading="Текст документа").values()) == {"захищений шлюз з'єднання",
+                                                                              "криптографічний захист"}
+    assert all(t.announced for t in extract_terms(announced, "Текст документа"))
+
+
+def test_a_question_term_is_cleaned_as_the_act_term_is() -> None:
+    assert clean_term('термін "інформаційно-комунікаційна система') == "інформаційно-комунікаційна система"
+    assert clean_term("допінг-проба (далі") == "допінг-проба"
+    assert clean_term("оптовий ринок певних послуг (оптовий ринок") == "оптовий ринок певних послуг"
+
+
+def test_match_is_exact_for_any_form_and_partial_by_word_overlap() -> None:
+    assert match_score(term_key("відповідальні зберігачі"), term_key("відповідальний зберігач")) == 1.0
+    assert 0.6 < match_score(term_key("викуп цінних паперів"), term_key("викуп цінних паперів емітентом")) < 1
+    assert match_score(term_key("папери"), term_key("викуп цінних паперів")) < 0.6
+
+
+def test_definitions_rank_the_same_term_first_and_announced_articles_before_others() -> None:
+    def point(chunk: str, term: str, announced: bool, heading: str = "Інше") -> dict[str, object]:
+        return {"chunk_key": chunk, "term_key": term_key(term), "announced": announced, "heading": heading}
+
+    ranked = rank_definitions(term_key("установка"), [
+        point("a#st5#c0", "установка зберігання", True),
+        point("b#st9#c0", "установка", False),
+        point("c#st1#c0", "установка", True, "Визначення термінів"),
+        point("d#st2#c0", "папір", True),
+    ], limit=10)
+    assert [(p["chunk_key"], s) for p, s in ranked] == [("c#st1#c0", 1.0), ("b#st9#c0", 1.0),
+                                                         ("a#st5#c0", 2 / 3)]
+
+
+def test_a_definition_question_plans_the_term_lookup_first() -> None:
+    question = "Що означає термін «дізнавач» у законодавстві?"
+    assert definition_term(question) == "дізнавач"
+    plan = plan_search(question=question, profile=QueryProfile(mode="law", law_only=True, goals=[question],
+                                                              keywords=[], complexity="simple"), top_k=10)
+    assert [s.kind for s in plan.steps][:2] == ["definition", "hybrid"]
+    assert plan.steps[0].query == "дізнавач"
+
+
+def test_unquoted_terms_are_recognised_but_not_situations() -> None:
+    assert definition_term("Що таке спадщина?") == "спадщина"
+    assert definition_term("Що означає поворот виконання рішення за ЦПК?") == "поворот виконання рішення"
+    assert definition_term("Що означає для працівника звільнення за статтею 40?") is None
+    assert definition_term("Скільки днів триває відпустка?") is None
