@@ -14,6 +14,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from knowledge.lexical import Sparse, heading_vector
 logger = logging.getLogger(__name__)
 
 Scored = list[tuple[dict[str, Any], float]]
+SCORE_MEMO_SIZE = 8  # queries whose full score arrays are kept (a plan repeats its question across act filters)
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,18 @@ class LocalSearchIndex:
         self.headings = headings or build_postings([], [], [])
         self.act_index = act_index
         self.by_article: dict[tuple[str, str], list[int]] = {}
+        self.by_number: dict[str, list[int]] = {}  # an article number named without its act
         for i, p in enumerate(payloads):
             self.by_article.setdefault((str(p.get("act_nreg_key", "")), str(p.get("article", ""))), []).append(i)
+            self.by_number.setdefault(str(p.get("article", "")), []).append(i)
+        # dense rows per act: a filtered search multiplies only the named acts' rows, not the whole matrix
+        order = np.argsort(act_codes[dense_rows], kind="stable") if len(dense_rows) else np.zeros(0, np.int64)
+        codes_sorted = act_codes[dense_rows][order] if len(dense_rows) else np.zeros(0, np.int32)
+        bounds = np.searchsorted(codes_sorted, np.arange(len(act_index) + 1))
+        self._dense_by_act = [order[bounds[c]:bounds[c + 1]] for c in range(len(act_index))]
+        # A plan runs the same query with and without an act filter: its scores are computed once.
+        self._memo: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._memo_lock = threading.Lock()
 
     @classmethod
     def build(cls, client: QdrantClient, collection: str) -> LocalSearchIndex:
@@ -115,17 +127,33 @@ class LocalSearchIndex:
             part = np.arange(len(scores))
         return part[np.argsort(-scores[part], kind="stable")]
 
+    def _memoised(self, key: tuple[Any, ...], compute: Callable[[], tuple[np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        with self._memo_lock:  # workers may search from threads (eager mode in the web process)
+            value = self._memo.get(key)
+        if value is None:
+            value = compute()
+            with self._memo_lock:
+                while len(self._memo) >= SCORE_MEMO_SIZE:
+                    self._memo.pop(next(iter(self._memo)))
+                self._memo[key] = value
+        return value
+
     def dense_search(self, vector: list[float] | np.ndarray, act_keys: list[str], limit: int) -> Scored:
         if not len(self.dense_rows):
             return []
         q = np.asarray(vector, dtype=np.float32)
         q = q / max(float(np.linalg.norm(q)), 1e-12)
-        scores = self.dense @ q
         allowed = self._allowed(act_keys)
-        if allowed is not None:
-            scores = np.where(np.isin(self.act_codes[self.dense_rows], allowed), scores, -np.inf)
-        top = [i for i in self._top(scores, limit) if np.isfinite(scores[i])]
-        return [(self.payloads[int(self.dense_rows[i])], float(scores[i])) for i in top]
+        if allowed is not None:  # only the named acts' rows (positions into dense_rows)
+            rows = (np.concatenate([self._dense_by_act[int(c)] for c in allowed]) if len(allowed)
+                    else np.zeros(0, np.int64))
+            scores = self.dense[rows] @ q if len(rows) else np.zeros(0, np.float32)
+        else:
+            scores = self._memoised(("dense", q.tobytes()), lambda: (self.dense @ q, np.zeros(0)))[0]
+            rows = np.arange(len(self.dense_rows))
+        top = self._top(scores, limit)
+        return [(self.payloads[int(self.dense_rows[rows[i]])], float(scores[i])) for i in top]
 
     def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self._bm25(self.postings, sparse, act_keys, limit)
@@ -136,6 +164,16 @@ class LocalSearchIndex:
     def _bm25(self, p: _Postings, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         if not sparse.indices or not len(p.terms):
             return []
+        scores, candidates = self._memoised(("bm25", id(p), tuple(sparse.indices), tuple(sparse.values)),
+                                            lambda: self._bm25_scores(p, sparse))
+        allowed = self._allowed(act_keys)
+        if allowed is not None:
+            candidates = candidates[np.isin(self.act_codes[candidates], allowed)]
+        cand_scores = scores[candidates]
+        return [(self.payloads[int(candidates[i])], float(cand_scores[i])) for i in self._top(cand_scores, limit)]
+
+    def _bm25_scores(self, p: _Postings, sparse: Sparse) -> tuple[np.ndarray, np.ndarray]:
+        """Every point's BM25 score for the query, and the points that scored."""
         scores = np.zeros(len(self.payloads), dtype=np.float32)
         touched = []
         n = max(p.n_docs, 1)
@@ -149,19 +187,14 @@ class LocalSearchIndex:
             scores[p.docs[lo:hi]] += p.weights[lo:hi] * (idf * qv)  # a term occurs once per document
             touched.append(p.docs[lo:hi])
         if not touched:
-            return []
-        candidates = np.flatnonzero(scores)  # O(points) once, cheaper than sorting the postings of common terms
-        allowed = self._allowed(act_keys)
-        if allowed is not None:
-            candidates = candidates[np.isin(self.act_codes[candidates], allowed)]
-        cand_scores = scores[candidates]
-        return [(self.payloads[int(candidates[i])], float(cand_scores[i])) for i in self._top(cand_scores, limit)]
+            return scores, np.zeros(0, dtype=np.int64)
+        return scores, np.flatnonzero(scores)  # O(points) once, cheaper than sorting the postings of common terms
 
     def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
         if act_keys:
             idxs = [i for k in act_keys for i in self.by_article.get((k, article), [])]
         else:
-            idxs = [i for (_, a), ids in self.by_article.items() if a == article for i in ids]
+            idxs = self.by_number.get(article, [])
         return [self.payloads[i] for i in idxs[:limit]]
 
 
