@@ -51,8 +51,9 @@ class Budget:
 
     @property
     def evidence_tokens(self) -> int:
-        """What the kb layer may hold: the caps of the channels that render into ``<kb_context>``."""
-        return self.law + self.memory + self.doc
+        """What the kb layer may hold: the caps of the channels that render into ``<kb_context>`` (all four: the
+        conversation's earlier turns are sources there too, tagged ``kind="history"``)."""
+        return self.law + self.memory + self.doc + self.history
 
 
 def _frozen(d: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -19,15 +19,19 @@ WRITER_INSTRUCTIONS = (
 
 @dataclass(frozen=True)
 class SourceBlock:
-    article_ref: str
+    article_ref: str  # law: the article; other channels: their handle ("doc:договір.txt#2")
     r2_key: str
     heading: str | None
     text: str
+    source: str = "lldbi"  # lldbi | memory | doc | history (EvidenceItem.source)
 
 
 def render_source(block: SourceBlock) -> str:
     head = f"{block.heading}\n" if block.heading else ""
-    return (f"<source ref={quoteattr(block.article_ref)} r2_key={quoteattr(block.r2_key)}>\n"
+    # Law blocks keep the foundation's markup byte for byte (golden files); the others say what they are, so
+    # neither a model nor the offline writer takes a user's document for a citable article.
+    kind = "" if block.source == "lldbi" else f" kind={quoteattr(block.source)}"
+    return (f"<source ref={quoteattr(block.article_ref)}{kind} r2_key={quoteattr(block.r2_key)}>\n"
             f"{head}{block.text}\n</source>")
 
 

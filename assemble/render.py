@@ -154,7 +154,7 @@ def blocks_with_tokens(snippets: list[IncludedSnippet], texts: Mapping[str, str]
             continue
         if s.truncated_to_chars is not None:
             text = text[: s.truncated_to_chars]
-        blocks.append(SourceBlock(s.article_ref, s.r2_key, s.heading, text))
+        blocks.append(SourceBlock(s.article_ref, s.r2_key, s.heading, text, s.source))
         tokens.append(s.tokens)
     return blocks, tokens
 

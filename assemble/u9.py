@@ -43,7 +43,7 @@ def build_blocks(snippets: list[IncludedSnippet], texts: dict[str, str]) -> list
             continue
         if s.truncated_to_chars is not None:
             text = text[: s.truncated_to_chars]
-        blocks.append(SourceBlock(s.article_ref, s.r2_key, s.heading, text))
+        blocks.append(SourceBlock(s.article_ref, s.r2_key, s.heading, text, s.source))
     return blocks
 
 
@@ -71,7 +71,7 @@ def _label(item: EvidenceItem) -> str | None:
     """What a block is called in ``<source ref=...>``: the article for law, a stable handle for the rest."""
     if item.source == "lldbi":
         return item.article_ref
-    return item.article_ref or f"{item.source}:{item.rank}"
+    return item.label or f"{item.source}:{item.rank}"
 
 
 def assemble_prompt(
@@ -115,8 +115,8 @@ def assemble_prompt(
         first_key = next(k for k in item.r2_keys if k in texts)
 
         def block_of(t: str, _ref: str = label, _key: str = first_key,
-                     _head: str | None = item.heading) -> SourceBlock:
-            return SourceBlock(_ref, _key, _head, t)
+                     _head: str | None = item.heading, _source: str = item.source) -> SourceBlock:
+            return SourceBlock(_ref, _key, _head, t, _source)
 
         block = block_of(text)
         tokens = count(render_source(block))

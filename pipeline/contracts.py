@@ -167,10 +167,25 @@ class CoverageGap(Section):
 
 
 # --- U7 / U8 ----------------------------------------------------------------------------------------------
+ChannelSource = Literal["memory", "doc", "history"]
+
+
+class ChannelHit(Section):
+    """A candidate from a non-law channel (the user's memory, the user's documents, the conversation's earlier
+    turns), found by the channel ports for U7. Never a law citation: only ``lldbi`` items carry an article."""
+
+    source: ChannelSource
+    label: str  # how the prompt names it: "memory:12", "doc:договір.txt#2", "history:1"
+    heading: str  # one line that says what it is, in the prompt ("Документ користувача «договір.txt» …")
+    r2_key: str  # its text in the snippet store, like a law chunk
+    score: float  # the channel's own relevance, 0..1 (U7 ranks channels against each other on it)
+
+
 class EvidenceItem(Section):
     source: Literal["lldbi", "memory", "doc", "history"]
     rank: int
-    score: float
+    score: float  # the source's own score (law: retrieval fusion; other channels: 0..1)
+    label: str | None = None  # non-law items: the handle the prompt shows (law items are named by article_ref)
     act_nreg: str | None = None
     act_label: str | None = None
     article: str | None = None

@@ -19,7 +19,9 @@ MODEL = "offline-extractive-1"
 MAX_SOURCES = 3
 MAX_SENTENCES_PER_SOURCE = 2
 
-_SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"[^>]*>\n(?P<body>.*?)\n</source>', re.S)
+_SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[^>]*>\n(?P<body>.*?)\n</source>',
+                     re.S)
+MAX_CONTEXT_SOURCES = 2  # the user's documents, memory and earlier turns quoted beside the law
 _GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
@@ -50,6 +52,12 @@ def _clip(sentence: str, limit: int = 400) -> str:
     return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + " …"
 
 
+def _without_heading(body: str) -> tuple[str, str]:
+    """A channel block opens with a heading line that says whose material it is; it names the quote."""
+    heading, _, text = body.partition("\n")
+    return heading.strip(), text
+
+
 _ORCH_OPTIONS = re.compile(r"<orch_options>(?P<options>.*?)</orch_options>", re.S)
 
 
@@ -66,21 +74,31 @@ def compose_answer(messages: list[Message]) -> str:
             question = match.group("q").strip()
             break
     q_lemmas = set(content_lemmas(question))
-    sources = [(unescape(m.group("ref")), m.group("body")) for m in _SOURCE.finditer(joined)][:MAX_SOURCES]
+    found = list(_SOURCE.finditer(joined))
+    # Only law sources are cited; the user's documents, memory and earlier turns are quoted as theirs, never as
+    # a basis (a contract clause is not a norm).
+    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")][:MAX_SOURCES]
+    context = [_without_heading(m.group("body")) for m in found if m.group("kind")][:MAX_CONTEXT_SOURCES]
     gap = _GAP.search(joined)
     lines: list[str] = []
     if gap:
         lines.append(f"Зверніть увагу: потрібного акта ({unescape(gap.group('names')).strip()}) немає в базі "
                      "знань, тому я не можу послатися на його норми.")
-    if not sources:
-        lines.append("У базі знань не знайдено норм, які відповідають на це питання; "
-                     "відповідь без джерел я не надаю.")
-        return "\n\n".join(lines)
     allowed = [ref for ref, _ in sources]
     labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
 
     def quotable(ref: str, body: str, n: int) -> list[str]:
         return _best_sentences(body, q_lemmas, n, partial(_cites_only, ref=ref, allowed=allowed, labels=labels))
+
+    # A sentence of the user's material that names an article outside the law sources is not repeated: U11
+    # would rightly see it as a citation without evidence.
+    mine = [f"— «{_clip(s)}» ({heading})." for heading, body in context for s in quotable(heading, body, 1)]
+    if mine:
+        lines.append("З ваших матеріалів:\n" + "\n".join(mine))
+    if not sources:
+        lines.append("У базі знань не знайдено норм, які відповідають на це питання; "
+                     "відповідь без джерел я не надаю.")
+        return "\n\n".join(lines)
 
     lead_source = next(((ref, body) for ref, body in sources if quotable(ref, body, 1)), None)
     if lead_source is None:

@@ -11,7 +11,9 @@ MAX_NORMS = 5
 
 def reason(profile: QueryProfile, evidence: EvidenceAssembly) -> LegalReasoning:
     norms = []
-    for item in evidence.items[:MAX_NORMS]:
+    # Only law is a norm: a user's document or memory ranked above an article is context, not an applicable norm.
+    law = [i for i in evidence.items if i.source == "lldbi"]
+    for item in law[:MAX_NORMS]:
         if item.article_ref is None or item.act_nreg is None or item.article is None:
             continue
         if "exact" in item.channels:

@@ -41,6 +41,6 @@ def test_a_new_mode_can_be_configured_and_unknown_modes_fall_back_to_law() -> No
 def test_layer_budgets_give_kb_the_evidence_caps_and_the_others_their_shares() -> None:
     budget = budget_for("standard", "law")
     out = layer_budgets(budget.total_tokens, budget.evidence_tokens)
-    assert out["kb"] == 6400 + 400 + 0
+    assert out["kb"] == 6400 + 400 + 0 + 1200
     assert out == {"directives": 800, "skill": 800, "role": 400, "correction": 800, "response_contract": 400,
-                   "kb": 6800}
+                   "kb": 8000}
