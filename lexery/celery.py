@@ -10,4 +10,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
 app = Celery("lexery")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["orch"])
+app.autodiscover_tasks(["orch", "documents"])

@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "pipeline",
     "recovery",
     "assemble",
+    "memory",
+    "documents",
 ]
 
 MIDDLEWARE = [
@@ -200,6 +202,16 @@ DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
 DOCLIST_API_KEY = env.str("DOCLIST_API_KEY", default="")  # Bearer key for a remote DocList
 DOCLIST_TIMEOUT_S = env.float("DOCLIST_TIMEOUT_S", default=5.0)
 DOCLIST_MAX_CANDIDATES = env.int("DOCLIST_MAX_CANDIDATES", default=8)
+
+# --- the user's channels: memory, documents, conversation history (U7) ---------------------------------------
+MEMORY_ITEM_MAX_CHARS = env.int("MEMORY_ITEM_MAX_CHARS", default=1000)  # one remembered fact
+MEMORY_MAX_ITEMS = env.int("MEMORY_MAX_ITEMS", default=3)  # memory items one run's evidence may carry
+MEMORY_SCAN_MAX_ITEMS = env.int("MEMORY_SCAN_MAX_ITEMS", default=500)  # a user's newest items U7 matches against
+DOCUMENT_MAX_BYTES = env.int("DOCUMENT_MAX_BYTES", default=10 * 1024 * 1024)  # one upload
+DOCUMENT_MAX_CHUNKS = env.int("DOCUMENT_MAX_CHUNKS", default=400)  # a longer document is refused, not cut
+DOCS_COLLECTION = env.str("DOCS_COLLECTION", default="user_docs")  # the users' documents, apart from LLDBI
+DOCS_MAX_CHUNKS = env.int("DOCS_MAX_CHUNKS", default=4)  # document chunks one run's evidence may carry
+HISTORY_MAX_TURNS = env.int("HISTORY_MAX_TURNS", default=3)  # earlier turns of the conversation, newest first
 
 # --- operators' console (Django admin) ------------------------------------------------------------------
 ADMIN_DASHBOARD_DAYS = env.int("ADMIN_DASHBOARD_DAYS", default=14)  # the dashboard's default window

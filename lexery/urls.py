@@ -2,7 +2,9 @@ from django.contrib import admin
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
+from documents.apis import DocumentDetailApi, DocumentListCreateApi
 from knowledge.apis import DoclistResolveApi
+from memory.apis import MemoryDetailApi, MemoryListCreateApi
 from runs.apis import RunCancelApi, RunClarificationApi, RunCreateApi, RunDetailApi, RunEventsApi
 from runs.cost_apis import CostReportApi
 
@@ -15,6 +17,10 @@ urlpatterns = [
     path("api/v1/runs/<str:run_id>/cancel", RunCancelApi.as_view(), name="run-cancel"),
     path("api/v1/costs", CostReportApi.as_view(), name="cost-report"),
     path("api/v1/doclist/resolve", DoclistResolveApi.as_view(), name="doclist-resolve"),
+    path("api/v1/memory", MemoryListCreateApi.as_view(), name="memory-list"),
+    path("api/v1/memory/<str:item_id>", MemoryDetailApi.as_view(), name="memory-detail"),
+    path("api/v1/documents", DocumentListCreateApi.as_view(), name="document-list"),
+    path("api/v1/documents/<str:document_id>", DocumentDetailApi.as_view(), name="document-detail"),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),
          name="schema"),
 ]

@@ -11,7 +11,8 @@ from django.conf import settings
 from django.db import transaction
 
 QUEUE_BY_STAGE = {
-    "U4": "retrieval", "U6": "retrieval",  # touch Qdrant: one worker process per local-path store
+    # touch Qdrant: one worker process per local-path store (U7 searches the users' documents)
+    "U4": "retrieval", "U6": "retrieval", "U7": "retrieval",
     "U9": "assemble", "U10": "llm", "U11": "llm",
 }
 DEFAULT_QUEUE = "stages"

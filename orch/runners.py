@@ -3,6 +3,7 @@ return the sections it writes. No ORM here; the shell loads, persists and dispat
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,11 +25,12 @@ from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
 from llm.gateway import LlmGateway
 from llm.types import Completion, Message
+from orch.channel_ports import ChannelPort
 from pipeline import contracts as c
 from pipeline.document import read
 from pipeline.lexicon import ActLexicon
 from pipeline.stages.deliver import deliver
-from pipeline.stages.evidence import assemble_evidence
+from pipeline.stages.evidence import assemble_evidence, channels_to_probe
 from pipeline.stages.intake import intake
 from pipeline.stages.planning import plan_search
 from pipeline.stages.profiling import profile_query
@@ -38,6 +40,8 @@ from pipeline.stages.verify import verify
 from pipeline.stages.writing import write
 from recovery.gate import GatePolicy, gate
 from recovery.recover import Resolution, recover
+
+logger = logging.getLogger(__name__)
 
 
 class StageInputMissing(Exception):
@@ -56,6 +60,8 @@ class StageConfig:
     writer_model: str
     writer_max_tokens: int
     provider: str
+    # candidates per non-law channel: MEMORY_MAX_ITEMS, DOCS_MAX_CHUNKS, HISTORY_MAX_TURNS
+    channel_limits: Mapping[str, int] = field(default_factory=lambda: {"memory": 3, "doc": 4, "history": 3})
 
 
 @dataclass
@@ -74,6 +80,7 @@ class StageEnv:
     tokenizer_id: str
     gateway: Callable[[], LlmGateway]
     doclist: Callable[[str], Resolution] | None = None  # None: DOCLIST_ENABLED is off
+    channels: Callable[[], ChannelPort] | None = None  # U7's memory / documents / history (orch/channel_ports.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -188,9 +195,47 @@ def run_u7(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     clarification = read(doc, "clarification", c.Clarification)
     chosen = clarification.answer_nreg if clarification else None
     bound = frozenset({chosen.lower()}) if chosen else frozenset()
+    profile: c.QueryProfile = need(doc, "query_profile", c.QueryProfile)
+    found, channel_detail = _channel_hits(doc, env, profile)
     evidence = assemble_evidence(need(doc, "raw_hits", c.RawHits), support_level=support,
-                                 max_items=env.config.evidence_max_items, excluded_acts=excluded, bound_acts=bound)
-    return StageResult({"evidence_assembly": evidence}, {"items": len(evidence.items)})
+                                 max_items=env.config.evidence_max_items, excluded_acts=excluded, bound_acts=bound,
+                                 channel_hits=found, mode=profile.mode)
+    sources: dict[str, int] = {}
+    for item in evidence.items:
+        sources[item.source] = sources.get(item.source, 0) + 1
+    return StageResult({"evidence_assembly": evidence}, {"items": len(evidence.items), "sources": sources,
+                                                         **channel_detail})
+
+
+def _channel_hits(doc: Mapping[str, Any], env: StageEnv, profile: c.QueryProfile
+                  ) -> tuple[list[c.ChannelHit], dict[str, Any]]:
+    """Ask the channels the plan calls for. A failing channel (the docs index down) costs its evidence and a line
+    in the stage event, never the run: the law answer stands without it."""
+    if env.channels is None:
+        return [], {}
+    port = env.channels()
+    plan = read(doc, "search_plan", c.SearchPlan) or c.SearchPlan(steps=[], channels=[], docs_probe=False)
+    intake_: c.Intake = need(doc, "intake", c.Intake)
+    wanted = channels_to_probe(profile, plan, has_user=bool(port.scope.user_ref),
+                               has_conversation=bool(port.scope.conversation_id))
+    limits = env.config.channel_limits
+    calls: dict[str, Callable[[], list[c.ChannelHit]]] = {
+        "doc": lambda: port.docs(intake_.normalized, limits["doc"]),
+        "memory": lambda: port.memory(intake_.normalized, limits["memory"]),
+        "history": lambda: port.history(limits["history"]),
+    }
+    found: list[c.ChannelHit] = []
+    errors: list[str] = []
+    for channel in wanted:
+        try:
+            found.extend(calls[channel]())
+        except Exception as exc:
+            logger.warning("evidence channel failed", extra={"channel": channel, "error": str(exc)[:300]})
+            errors.append(f"{channel}: {type(exc).__name__}: {exc}"[:300])
+    detail: dict[str, Any] = {"probed": list(wanted)}
+    if errors:
+        detail["channel_errors"] = errors
+    return found, detail
 
 
 def run_u8(doc: Mapping[str, Any], env: StageEnv) -> StageResult:

@@ -21,6 +21,7 @@ from lexery.logging import bind_run
 from llm.gateway import LlmGateway
 from llm.types import ProviderError
 from orch import canary, ports
+from orch.channel_ports import ChannelPort, RunScope
 from orch.dispatch import enqueue_stage
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
 from orch.runners import RUNNERS, StageConfig, StageEnv
@@ -53,7 +54,9 @@ def stage_config() -> StageConfig:
                        budget_profile=settings.U9_BUDGET_PROFILE, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
                        clarify_max_options=settings.CLARIFY_MAX_OPTIONS,
                        writer_model=settings.LLM_WRITER_MODEL, writer_max_tokens=settings.LLM_WRITER_MAX_TOKENS,
-                       provider=settings.LLM_PROVIDER)
+                       provider=settings.LLM_PROVIDER,
+                       channel_limits={"memory": settings.MEMORY_MAX_ITEMS, "doc": settings.DOCS_MAX_CHUNKS,
+                                       "history": settings.HISTORY_MAX_TURNS})
 
 
 def _as_dict(candidate: object) -> dict[str, Any]:
@@ -97,7 +100,14 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
         count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
         gateway=lambda: LlmGateway(str(run.id), stage, attempt),
         doclist=doclist_port() if stage == "U6" else None,
+        channels=(lambda: channel_port(run)) if stage == "U7" else None,
     )
+
+
+def channel_port(run: Run) -> ChannelPort:
+    scope = RunScope(run_id=str(run.id), org_id=run.org_id, user_ref=run.user_ref,
+                     conversation_id=run.conversation_id, created_at=run.created_at)
+    return ChannelPort(scope, ports.snippet_store())
 
 
 def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | None:

@@ -47,7 +47,18 @@ class RunOutputSerializer(serializers.Serializer):
     stage = serializers.CharField(allow_null=True)
     question = serializers.CharField()
     specialist = serializers.CharField()
+    user_ref = serializers.CharField(allow_blank=True)
+    conversation_id = serializers.CharField(allow_blank=True)
     answer = AnswerSerializer(allow_null=True)
+    # "source" and "label" are attributes of a DRF field too: declared through a dict, not as class attributes
+    evidence = inline_serializer("RunEvidence", many=True, fields={
+        "rank": serializers.IntegerField(),
+        "source": serializers.CharField(help_text="lldbi (law), memory, doc or history"),
+        "score": serializers.FloatField(),
+        "article_ref": serializers.CharField(allow_null=True, help_text="law items: the cited article"),
+        "label": serializers.CharField(allow_null=True, help_text="other items: their handle in the prompt"),
+        "heading": serializers.CharField(allow_null=True),
+    })
     support_level = serializers.CharField(allow_null=True)
     coverage_gap = serializers.JSONField(allow_null=True)
     clarification = serializers.JSONField(allow_null=True)
@@ -62,6 +73,11 @@ class RunCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         question = serializers.CharField(allow_blank=True, trim_whitespace=True)
         specialist = serializers.SlugField()
+        user_ref = serializers.CharField(required=False, allow_blank=True, default="",
+                                         help_text="the org's id for its end user: scopes memory and documents")
+        conversation_id = serializers.CharField(required=False, allow_blank=True, default="",
+                                                help_text="earlier runs of the same user and conversation are "
+                                                          "history")
 
     @extend_schema(request=InputSerializer, responses={202: RunOutputSerializer})
     def post(self, request: Request) -> Response:
@@ -69,7 +85,9 @@ class RunCreateApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             specialist = specialist_get_for_org(org=_org(request), slug=data.validated_data["specialist"])
-            run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"])
+            run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"],
+                             user_ref=data.validated_data["user_ref"],
+                             conversation_id=data.validated_data["conversation_id"])
         except RunInputError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         run = run_get_for_org(org=_org(request), run_id=run.id)

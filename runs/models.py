@@ -91,6 +91,8 @@ class Run(models.Model):
                                       help_text="Per-run flag overrides (e.g. ask --assembler on), applied at U1.")
     limits = models.JSONField(default=dict, blank=True, help_text="The bounds this run ran under (caps, retries).")
     conversation_id = models.CharField(max_length=100, blank=True, db_index=True)
+    # The org's own id for its end user (opaque to us): scopes the user's memory, documents and history.
+    user_ref = models.CharField(max_length=100, blank=True, db_index=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import QuerySet, Sum
 from django.http import Http404
 
-from pipeline.contracts import Answer, Clarification
+from pipeline.contracts import Answer, Clarification, EvidenceAssembly
 from pipeline.document import read
 from runs.models import CostLedgerEntry, Org, Run, StageEvent
 
@@ -47,6 +47,12 @@ def _clarification(doc: dict[str, Any]) -> dict[str, Any] | None:
             "answer": asked.answer_nreg, "answered_at": asked.answered_at}
 
 
+def _evidence(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    evidence = read(doc, "evidence_assembly", EvidenceAssembly)
+    return [{"rank": i.rank, "source": i.source, "score": i.score, "article_ref": i.article_ref, "label": i.label,
+             "heading": i.heading} for i in (evidence.items if evidence else [])]
+
+
 def run_view(*, run: Run) -> dict[str, Any]:
     """The run as clients see it (API and ``ask --json`` print the same object)."""
     doc = run.context.document if hasattr(run, "context") else {}
@@ -58,6 +64,9 @@ def run_view(*, run: Run) -> dict[str, Any]:
         "stage": run.current_stage or None,
         "question": run.question,
         "specialist": run.specialist.slug,
+        "user_ref": run.user_ref,
+        "conversation_id": run.conversation_id,
+        "evidence": _evidence(doc),
         "answer": None if answer is None else {
             "text": answer.text,
             "citations": [{"act_nreg": c.act_nreg, "article": c.article, "article_ref": c.article_ref}

@@ -35,9 +35,18 @@ def specialist_get_for_org(*, org: Org, slug: str) -> Specialist:
     return specialist
 
 
+REF_MAX_CHARS = 100  # user_ref and conversation_id: the columns' width
+
+
 def run_create(*, org: Org, specialist: Specialist, question: str,
-               flag_overrides: dict[str, bool] | None = None) -> Run:
-    """``flag_overrides`` (e.g. ``ask --assembler on``) win over the resolved flags at U1, for this run only."""
+               flag_overrides: dict[str, bool] | None = None, user_ref: str = "", conversation_id: str = "") -> Run:
+    """``flag_overrides`` (e.g. ``ask --assembler on``) win over the resolved flags at U1, for this run only.
+    ``user_ref`` (the org's id for its end user) scopes the memory and documents the run may read;
+    ``conversation_id`` links it to the earlier runs of that user whose turns it sees as history."""
+    user_ref, conversation_id = (user_ref or "").strip(), (conversation_id or "").strip()
+    for name, value in (("user_ref", user_ref), ("conversation_id", conversation_id)):
+        if len(value) > REF_MAX_CHARS:
+            raise RunInputError(f"{name} is {len(value)} characters long; the limit is {REF_MAX_CHARS}")
     cleaned = normalize(question or "")
     if not cleaned:
         raise RunInputError("question must not be empty")
@@ -47,7 +56,8 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
         raise RunInputError(f"specialist {specialist.slug!r} belongs to another org")
     with transaction.atomic():
         run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
-                                 flag_overrides=dict(flag_overrides or {}))
+                                 flag_overrides=dict(flag_overrides or {}), user_ref=user_ref,
+                                 conversation_id=conversation_id)
         RunContext.objects.create(run=run, document={})
         enqueue_stage(str(run.id), "U1", 1)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
@@ -158,7 +168,7 @@ def run_rerun_from(*, run: Run, stage: str) -> Run:
         # The snapshot travels twice: as overrides (a re-run from U1 resolves to the same flags) and as the
         # snapshot itself (stages after U1 read it directly).
         new = Run.objects.create(org=old.org, specialist=old.specialist, question=old.question,
-                                 conversation_id=old.conversation_id, flags=dict(old.flags),
+                                 conversation_id=old.conversation_id, user_ref=old.user_ref, flags=dict(old.flags),
                                  flag_overrides=dict(old.flags))
         RunContext.objects.create(run=new, document=document)
         old_ctx.document = {**old_ctx.document, "superseded_by": str(new.pk)}

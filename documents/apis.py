@@ -1,0 +1,73 @@
+"""``/api/v1/documents``: an org's end users' documents. Upload is multipart (``file`` + ``user_ref``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from documents.selectors import document_get_for_org, document_list
+from documents.services import DocumentInputError, document_create, document_delete
+
+
+def _org(request: Request) -> Any:
+    return request.user.org  # type: ignore[union-attr]
+
+
+class DocumentOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    user_ref = serializers.CharField()
+    filename = serializers.CharField()
+    content_type = serializers.CharField()
+    kind = serializers.CharField()
+    size = serializers.IntegerField()
+    status = serializers.CharField(help_text="indexing, ready or failed")
+    n_chunks = serializers.IntegerField()
+    n_chars = serializers.IntegerField()
+    error = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+
+class DocumentListCreateApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        file = serializers.FileField(allow_empty_file=True)  # the service says why an empty file is refused
+        user_ref = serializers.CharField(allow_blank=True, trim_whitespace=True)
+
+    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={201: DocumentOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        try:
+            document = document_create(org=_org(request), user_ref=data.validated_data["user_ref"],
+                                       filename=upload.name or "", content_type=upload.content_type or "",
+                                       data=upload.read())
+        except DocumentInputError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        document = document_get_for_org(org=_org(request), document_id=document.pk)  # indexed by now if eager
+        return Response(DocumentOutputSerializer(document).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(parameters=[OpenApiParameter("user_ref", str, description="only this end user's documents")],
+                   responses={200: DocumentOutputSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        documents = document_list(org=_org(request), user_ref=request.query_params.get("user_ref"))
+        return Response(DocumentOutputSerializer(documents, many=True).data)
+
+
+class DocumentDetailApi(APIView):
+    @extend_schema(responses={200: DocumentOutputSerializer})
+    def get(self, request: Request, document_id: str) -> Response:
+        document = document_get_for_org(org=_org(request), document_id=document_id)
+        return Response(DocumentOutputSerializer(document).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, document_id: str) -> Response:
+        document_delete(document=document_get_for_org(org=_org(request), document_id=document_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,46 @@
+"""Tiny real documents made in the test: a PDF written by hand (text in a standard Type1 font, so ASCII only) and
+a DOCX written by python-docx."""
+
+from __future__ import annotations
+
+import io
+
+
+def tiny_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF 1.4 whose page shows ``lines``; no lines makes a page with no text (a "scan")."""
+    shown = " ".join(f"({line}) Tj 0 -16 Td" for line in lines)
+    content = f"BT /F1 12 Tf 72 720 Td {shown} ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
+
+
+def tiny_docx(paragraphs: list[str], table: list[list[str]] | None = None) -> bytes:
+    import docx
+
+    document = docx.Document()
+    for p in paragraphs:
+        document.add_paragraph(p)
+    if table:
+        grid = document.add_table(rows=len(table), cols=len(table[0]))
+        for r, row in enumerate(table):
+            for c, cell in enumerate(row):
+                grid.cell(r, c).text = cell
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
