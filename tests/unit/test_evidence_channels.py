@@ -156,3 +156,21 @@ def test_with_only_a_document_the_writer_quotes_it_and_still_says_no_norm_was_fo
                                             question="Який штраф у моєму договорі?"))
     assert "штраф у розмірі 5 відсотків" in answer and "не знайдено норм" in answer
     assert prompt.law_source_refs == [] and "Підстави" not in answer
+
+
+def test_the_layered_prompt_carries_the_document_in_its_kb_layer_once() -> None:
+    from assemble.budgets import budget_for, layer_budgets
+    from assemble.render import layered_prompt
+
+    evidence = assemble_evidence(RawHits(hits=[law_hit("75", 0.04)]), support_level="strong", max_items=8,
+                                 mode="mixed", channel_hits=[doc_hit(1, 1.0)])
+    prompt, blocks = _prompt(evidence, {"law/75/0": LAW_TEXT, "docs/1/d/c0.txt": DOC_TEXT})
+    budget = budget_for("standard", "mixed")
+    wp = layered_prompt(profile=SpecialistProfile(slug="x", soul="Ти — юрист."), blocks=blocks,
+                        question="Який штраф у моєму договорі?", coverage_gap=None, corrections=[],
+                        total_tokens=budget.total_tokens, budgets=layer_budgets(budget.total_tokens,
+                                                                                budget.evidence_tokens),
+                        count=count_tokens, block_tokens=[s.tokens for s in prompt.snippets])
+    system = wp.messages[0].content
+    assert system.count('kind="doc"') == 1 and system.count("<source ") == 2
+    assert "штраф у розмірі 5 відсотків" in compose_answer(wp.messages)
