@@ -62,5 +62,8 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
         steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))
     for q in extra_queries:
         steps.append(SearchStep(kind="hybrid", query=q, act_filter=indexed_acts, limit=top_k))
+    # the record of what U7 may search besides law (history depends on the run, not the question: U7 decides it)
     channels = ["lldbi_chunks"] if profile.law_only else ["lldbi_chunks", "docs"]
+    if profile.mode in ("mixed", "memory"):
+        channels.append("memory")
     return SearchPlan(steps=steps, channels=channels, docs_probe=not profile.law_only)
