@@ -156,6 +156,11 @@ def article_chunks(client: QdrantClient, name: str, *, act_keys: list[str], arti
     return [dict(p.payload or {}) for p in points]
 
 
+def delete_act(client: QdrantClient, name: str, act_key: str) -> None:
+    if client.collection_exists(name):
+        client.delete(name, points_selector=models.FilterSelector(filter=_act_filter([act_key])), wait=True)
+
+
 def scan(client: QdrantClient, name: str, *, page: int = 2048) -> Iterator[tuple[dict[str, Any], Any]]:
     """Every point with its payload and vectors, page by page (for the in-process search index)."""
     if not client.collection_exists(name):

@@ -13,6 +13,8 @@ class Act(models.Model):
     aliases = models.JSONField(default=list, blank=True, help_text="Other names, inflected forms included.")
     official_numbers = models.JSONField(default=list, blank=True,
                                         help_text="Numbers by which texts cite it, e.g. 2811-IX.")
+    corpus_ids = models.JSONField(default=list, blank=True,
+                                  help_text="Ids a corpus file gives the act instead of its nreg, e.g. 'ЗУ ЕК'.")
     indexed = models.BooleanField(default=False, help_text="Its articles are in the LLDBI collection.")
     n_chunks = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)

@@ -28,3 +28,9 @@ def doclist_get() -> Doclist:
 
 def doclist_resolve(*, query: str) -> DoclistResolution:
     return doclist_get().resolve(query)
+
+
+def act_corpus_ids() -> dict[str, str]:
+    """Corpus ids that are not nregs ("зу ек", case-folded) → the act's nreg, from the catalog."""
+    return {str(cid).lower(): nreg for nreg, ids in Act.objects.exclude(corpus_ids=[]).values_list("nreg", "corpus_ids")
+            for cid in ids}

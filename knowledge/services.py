@@ -19,6 +19,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import Sparse, document_vector, heading_vector
 from knowledge.models import Act
 from knowledge.progress import Progress
+from knowledge.selectors import act_corpus_ids
 from knowledge.snippets import SnippetStore, snippet_key
 from knowledge.terms import TERM_AVGDL, extract_terms
 from knowledge.text import normalize
@@ -56,9 +57,12 @@ def count_lines(path: Path) -> int:
     return sum(1 for line in _open_text(path) if line.strip())
 
 
-def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None) -> Iterator[Article]:
-    """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory."""
+def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,
+                  canonical: dict[str, str] | None = None) -> Iterator[Article]:
+    """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory.
+    ``canonical`` maps a corpus id that is not an nreg ("ЗУ ЕК", case-folded) to the act's nreg (1089-20)."""
     wanted = {a.lower() for a in acts} if acts else None
+    canonical = canonical or {}
     n = 0
     seen: dict[tuple[str, str], int] = {}  # one small entry per article: bounded by the file, not by its text
     for lineno, line in enumerate(_open_text(path), start=1):
@@ -69,7 +73,8 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
             nreg, article, text = rec["act_nreg"], str(rec["article"]), rec["text"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise IngestError(f"{path}:{lineno}: not a corpus record ({exc})") from exc
-        if wanted is not None and nreg.lower() not in wanted:
+        nreg = canonical.get(str(nreg).lower(), nreg)
+        if wanted is not None and nreg.lower() not in wanted and str(rec["act_nreg"]).lower() not in wanted:
             continue
         if not text or not text.strip():
             continue
@@ -172,6 +177,22 @@ def term_points(chunks: list[Chunk]) -> list[tuple[str, Sparse, dict[str, Any]]]
     return out
 
 
+def _forget_corpus_ids(client: Any, collection: str, canonical: dict[str, str]) -> None:
+    """An ingest before the catalog knew a corpus id stored its act under that id ("ЗУ ЕК" instead of 1089-20):
+    those points and the Act row it made are dropped, and this ingest stores the act under its nreg."""
+    if not canonical:
+        return
+    stale = list(Act.objects.filter(nreg_key__in=list(canonical)).values_list("nreg_key", flat=True))
+    for key in stale:
+        index.delete_act(client, collection, key)
+        index.delete_act(client, settings.LLDBI_TERMS_COLLECTION, key)
+        logger.info("corpus id replaced by the act's nreg", extra={"corpus_id": key, "nreg": canonical[key]})
+    if stale:
+        Act.objects.filter(nreg_key__in=stale).delete()
+        searchindex.invalidate(collection)
+        termindex.invalidate(settings.LLDBI_TERMS_COLLECTION)
+
+
 def laws_ingest(
     *,
     path: Path,
@@ -203,9 +224,12 @@ def laws_ingest(
         total = count_lines(path)
     progress = Progress("ingest_laws articles", total=total or limit) if show_progress else None
     max_chunks = settings.ARTICLE_MAX_CHUNKS
+    # The catalog's nregs for corpus ids; an ingest told to leave the catalog alone reads none of it either.
+    canonical = act_corpus_ids() if update_catalog else {}
+    _forget_corpus_ids(client, collection, canonical)
 
     def articles() -> Iterator[list[Chunk]]:
-        for article in read_articles(path, acts=acts, limit=limit):
+        for article in read_articles(path, acts=acts, limit=limit, canonical=canonical):
             report.articles += 1
             titles[article.act_nreg] = (article.act_title, article.act_abbrev)
             yield split_article(article, max_chars=settings.CHUNK_MAX_CHARS,
@@ -326,7 +350,7 @@ def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs
         key = nreg.lower()
         act = touched.get(key) or existing.get(key)
         if act is None:
-            act = Act(nreg=nreg, nreg_key=key, abbreviations=[], aliases=[], official_numbers=[])
+            act = Act(nreg=nreg, nreg_key=key, abbreviations=[], aliases=[], official_numbers=[], corpus_ids=[])
         touched[key] = act
         return act
 
@@ -335,6 +359,9 @@ def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs
             act = act_for(rec["nreg"])
             act.title = rec.get("title") or act.title
             act.abbreviations = sorted(set(act.abbreviations) | set(rec.get("abbreviations") or []))
+            corpus_id = str(rec.get("ansvar_short_name") or "")  # the corpus files' own id for the act
+            if corpus_id and corpus_id.lower() != act.nreg_key and corpus_id not in act.corpus_ids:
+                act.corpus_ids = [*act.corpus_ids, corpus_id]
             n += 1
     if aliases_path is not None:
         for _, rec in _jsonl(aliases_path):
@@ -376,7 +403,8 @@ def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs
     new = [a for a in touched.values() if a.pk is None]
     old = [a for a in touched.values() if a.pk is not None]
     Act.objects.bulk_create(new, batch_size=500)
-    Act.objects.bulk_update(old, ["title", "abbreviations", "aliases", "official_numbers"], batch_size=500)
+    Act.objects.bulk_update(old, ["title", "abbreviations", "aliases", "official_numbers", "corpus_ids"],
+                            batch_size=500)
     if old:  # bulk_update skips auto_now: touch the stamp the lexicon cache keys on
         old[0].save(update_fields=["updated_at"])
     return n

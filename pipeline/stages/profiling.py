@@ -6,6 +6,7 @@ import re
 
 from knowledge.text import content_lemmas, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
+from pipeline.definitions import find_term
 from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
 
 _ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
@@ -73,11 +74,13 @@ _TAIL_AFTER = re.compile(
 PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
 
 
-def _unresolved_phrases(text: str, cue_positions: list[int]) -> list[str]:
+def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, int] | None = None) -> list[str]:
     """Act words ("кодексу", "Закон") that no cue accounts for, with the words that qualify them."""
     phrases = []
     for m in _ACT_HEAD.finditer(text):
         p = m.start()
+        if skip and skip[0] <= p < skip[1]:
+            continue
         if any(p - PHRASE_WINDOW[0] <= pos <= p + PHRASE_WINDOW[1] for pos in cue_positions):
             continue
         before = _ADJ_BEFORE.search(text[max(0, p - 60):p])
@@ -91,7 +94,10 @@ def _unresolved_phrases(text: str, cue_positions: list[int]) -> list[str]:
 
 def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     text = intake.normalized
+    term = find_term(text)
     cues = _act_cues(text, lexicon)
+    if term:  # the words of the asked term name no act (an act named outside the term still counts)
+        cues = [(c, pos) for c, pos in cues if not term[1] <= pos < term[2]]
     refs: list[ArticleRefCue] = []
     for m in _ARTICLE.finditer(text):
         # An act named right after the reference ("ст. 36 КЗпП") binds to it; else the nearest earlier cue.
@@ -110,7 +116,7 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     keywords = list(dict.fromkeys(content_lemmas(text)))
     score = len(goals) + len(cues) + (len(keywords) > 12)
     complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
-    unresolved = _unresolved_phrases(text, [pos for _, pos in cues])
+    unresolved = _unresolved_phrases(text, [pos for _, pos in cues], skip=(term[1], term[2]) if term else None)
     return QueryProfile(mode=mode, law_only=mode == "law", act_hints=[c for c, _ in cues], article_refs=refs,
                         goals=goals, keywords=keywords, complexity=complexity,  # type: ignore[arg-type]
-                        unresolved_act_phrases=unresolved)
+                        unresolved_act_phrases=unresolved, definition_term=term[0] if term else None)

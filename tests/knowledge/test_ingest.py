@@ -159,3 +159,30 @@ def test_an_act_repeating_an_article_number_keeps_every_record_and_its_terms(own
     assert again.upserted == 0
     assert index.count(index.get_client(), COLLECTION) == 2
     assert index.count(index.get_client(), TERMS) == 2
+
+
+def test_a_corpus_id_that_is_not_an_nreg_is_stored_under_the_acts_nreg(own_collection: Any, tmp_path: Path) -> None:
+    from knowledge.models import Act
+    from knowledge.services import catalog_load
+
+    # given a corpus file that names an act by its own id ("ЗУ ТЕСТ") instead of the rada number
+    rows = [{"act_nreg": "ЗУ ТЕСТ", "act_title": "Про тестові комунікації", "article": str(i),
+             "title": f"Стаття {i}. Положення {i}", "text": f"Текст положення {i} про комунікації."}
+            for i in (1, 2)]
+    path = write_gz(tmp_path / "ids.jsonl.gz", rows)
+    # when it is ingested before the catalog is loaded, it lands under the corpus id
+    laws_ingest(path=path, show_progress=False)
+    assert Act.objects.filter(nreg_key="зу тест", indexed=True).exists()
+    # and when the catalog (which knows the id) is loaded and the ingest re-run
+    catalog = tmp_path / "acts.jsonl"
+    catalog.write_text(json.dumps({"nreg": "777-99", "title": "Про тестові комунікації",
+                                   "ansvar_short_name": "ЗУ ТЕСТ"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    catalog_load(acts_path=catalog, aliases_path=None)
+    laws_ingest(path=path, show_progress=False)
+    # then the act's articles are stored under its nreg only, and DocList knows it is indexed
+    client = index.get_client()
+    assert sorted(p["chunk_key"] for p, _ in index.scan(client, COLLECTION)) == ["777-99#st1#c0", "777-99#st2#c0"]
+    assert {p["act_nreg"] for p, _ in index.scan(client, COLLECTION)} == {"777-99"}
+    assert not Act.objects.filter(nreg_key="зу тест").exists()
+    assert Act.objects.get(nreg="777-99").indexed
+    assert Act.objects.get(nreg="777-99").corpus_ids == ["ЗУ ТЕСТ"]

@@ -72,7 +72,8 @@ def test_a_definition_question_puts_the_defining_article_first(lldbi_index: dict
     from pipeline.stages.planning import plan_search
 
     question = "Що означає термін «досудове розслідування»?"
-    profile = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple")
+    profile = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple",
+                           definition_term="досудове розслідування")
     hits, trace = retrieve(plan_search(question=question, profile=profile, top_k=10), QdrantSearchPort(),
                            attempt=1)
     top = hits.hits[0]

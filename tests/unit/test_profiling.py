@@ -153,3 +153,14 @@ def test_a_plain_question_is_a_law_question_with_its_words_as_keywords() -> None
     assert result.act_hints == [] and result.article_refs == []
     assert result.mode == "law" and result.law_only is True
     assert {"звільнити", "працівник"} <= set(result.keywords)
+
+
+def test_the_words_of_an_asked_term_name_no_act_but_an_act_named_outside_it_counts() -> None:
+    # «відпустки …» holds the title words of Закон «Про відпустки»; it is the term asked about, not the act
+    inside = profile("Що означає термін «порядок про відпустки працівникам» у законодавстві?")
+    assert inside.definition_term == "порядок про відпустки працівникам"
+    assert inside.act_hints == []
+    outside = profile("Що означає термін «щорічна відпустка» у Законі «Про відпустки»?")
+    assert outside.definition_term == "щорічна відпустка"
+    assert [c.nreg for c in outside.act_hints] == ["504/96-ВР"]
+    assert profile("Скільки днів відпустки за КЗпП?").definition_term is None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from knowledge.terms import clean_term, extract_terms, match_score, rank_definitions, term_key
 from pipeline.contracts import QueryProfile
-from pipeline.stages.planning import definition_term, plan_search
+from pipeline.definitions import definition_term
+from pipeline.stages.planning import plan_search
 
 DEFINITIONS = """1. У цьому Законі наведені нижче терміни вживаються в такому значенні:
 1) абонент - споживач, який отримує електронні комунікаційні послуги;
@@ -81,7 +82,8 @@ def test_a_definition_question_plans_the_term_lookup_first() -> None:
     question = "Що означає термін «дізнавач» у законодавстві?"
     assert definition_term(question) == "дізнавач"
     plan = plan_search(question=question, profile=QueryProfile(mode="law", law_only=True, goals=[question],
-                                                              keywords=[], complexity="simple"), top_k=10)
+                                                              keywords=[], complexity="simple",
+                                                              definition_term="дізнавач"), top_k=10)
     assert [s.kind for s in plan.steps][:2] == ["definition", "hybrid"]
     assert plan.steps[0].query == "дізнавач"
 
