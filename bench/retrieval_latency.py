@@ -3,7 +3,8 @@ against whatever LLDBI the environment points at (LEXERY_VAR_DIR / QDRANT_URL). 
 with the machine's load, so it reports, it does not assert.
 
     LEXERY_VAR_DIR=/work/var-scale .venv/bin/python bench/retrieval_latency.py \
-        ../shared/data/eval/dev_questions.jsonl ../shared/data/eval/dev_definitions.jsonl [--repeat 3] [--json]
+        ../shared/data/eval/dev_questions.jsonl ../shared/data/eval/dev_definitions.jsonl [--repeat 3] [--json] \
+        [--busy] [--compare-blas]   # one core kept busy meanwhile; 1 vs 2 BLAS threads side by side
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -32,6 +34,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes over the questions (the first warms caches)")
     parser.add_argument("--limit", type=int, default=200, help="at most this many questions")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--busy", action="store_true", help="keep one core busy with another process meanwhile")
+    parser.add_argument("--compare-blas", action="store_true",
+                        help="also measure with 2 BLAS threads for the dense product and print the ratio")
     args = parser.parse_args()
 
     import django
@@ -39,7 +44,7 @@ def main() -> int:
     django.setup()
     from django.conf import settings
 
-    from knowledge import index
+    from knowledge import index, searchindex
     from knowledge.eval import read_cases
     from orch.ports import QdrantSearchPort, load_lexicon
     from pipeline.contracts import SpecialistProfile
@@ -70,19 +75,40 @@ def main() -> int:
     started = time.perf_counter()
     retrieve(plans[0], port, attempt=1)  # builds the in-process index (local path) and loads the model
     warm_s = time.perf_counter() - started
-    timings: list[float] = []
-    for rep in range(max(args.repeat, 1)):
-        port = QdrantSearchPort()  # a fresh port: no query-vector cache carried between passes
-        for plan in plans:
-            started = time.perf_counter()
-            retrieve(plan, port, attempt=1)
-            if rep > 0 or args.repeat == 1:
-                timings.append((time.perf_counter() - started) * 1000)
-    result = {"points": points, "questions": len(questions), "samples": len(timings),
-              "backend": "memory" if port.in_memory else "qdrant", "embed_model": port.embed_model,
-              "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
-              "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
-              "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
+    def measure() -> list[float]:
+        timings: list[float] = []
+        for rep in range(max(args.repeat, 1)):
+            port = QdrantSearchPort()  # a fresh port: no query-vector cache carried between passes
+            for plan in plans:
+                started = time.perf_counter()
+                retrieve(plan, port, attempt=1)
+                if rep > 0 or args.repeat == 1:
+                    timings.append((time.perf_counter() - started) * 1000)
+        return timings
+
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    try:
+        timings = measure()
+        result = {"points": points, "questions": len(questions), "samples": len(timings),
+                  "backend": "memory" if QdrantSearchPort().in_memory else "qdrant",
+                  "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
+                  "u4_p50_ms": round(statistics.median(timings), 1),
+                  "u4_p95_ms": round(percentile(timings, 0.95), 1),
+                  "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
+                  "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
+        if args.compare_blas:  # the same plans with 2 BLAS threads for the dense product, side by side
+            default = searchindex.BLAS_THREADS
+            searchindex.BLAS_THREADS = 2
+            try:
+                two = measure()
+            finally:
+                searchindex.BLAS_THREADS = default
+            result.update({"blas2_u4_p50_ms": round(statistics.median(two), 1),
+                           "blas2_u4_p95_ms": round(percentile(two, 0.95), 1),
+                           "p95_ratio_blas2_to_default": round(percentile(two, 0.95) / percentile(timings, 0.95), 2)})
+    finally:
+        if busy:
+            busy.kill()
     index.close_client()
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
     return 0

@@ -16,10 +16,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from qdrant_client import QdrantClient
+from threadpoolctl import ThreadpoolController
 
 from knowledge import index
 from knowledge.lexical import Sparse, heading_vector
@@ -27,6 +29,10 @@ from knowledge.lexical import Sparse, heading_vector
 logger = logging.getLogger(__name__)
 
 Scored = list[tuple[dict[str, Any], float]]
+# BLAS threads for the dense product. One: a search is a 51k x 512 matrix-vector product that one core does in
+# a few ms, and a second BLAS thread on a busy machine spins (p95 at 51k: 161 ms with 2 threads beside another
+# busy process, 21 ms with 1; README "Retrieval quality"). Set per call through threadpoolctl.
+BLAS_THREADS = 1
 SCORE_MEMO_SIZE = 8  # queries whose full score arrays are kept (a plan repeats its question across act filters)
 
 
@@ -139,6 +145,11 @@ class LocalSearchIndex:
                 self._memo[key] = value
         return value
 
+    @staticmethod
+    def _matvec(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
+        with _blas_controller().limit(limits=BLAS_THREADS, user_api="blas"):
+            return matrix @ q
+
     def dense_search(self, vector: list[float] | np.ndarray, act_keys: list[str], limit: int) -> Scored:
         if not len(self.dense_rows):
             return []
@@ -148,9 +159,9 @@ class LocalSearchIndex:
         if allowed is not None:  # only the named acts' rows (positions into dense_rows)
             rows = (np.concatenate([self._dense_by_act[int(c)] for c in allowed]) if len(allowed)
                     else np.zeros(0, np.int64))
-            scores = self.dense[rows] @ q if len(rows) else np.zeros(0, np.float32)
+            scores = self._matvec(self.dense[rows], q) if len(rows) else np.zeros(0, np.float32)
         else:
-            scores = self._memoised(("dense", q.tobytes()), lambda: (self.dense @ q, np.zeros(0)))[0]
+            scores = self._memoised(("dense", q.tobytes()), lambda: (self._matvec(self.dense, q), np.zeros(0)))[0]
             rows = np.arange(len(self.dense_rows))
         top = self._top(scores, limit)
         return [(self.payloads[int(self.dense_rows[rows[i]])], float(scores[i])) for i in top]
@@ -200,6 +211,11 @@ class LocalSearchIndex:
 
 _cache: dict[str, LocalSearchIndex] = {}
 _lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()  # finds the loaded BLAS once, not on every search
 
 
 def get_index(client: QdrantClient, collection: str) -> LocalSearchIndex:
