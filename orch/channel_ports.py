@@ -83,6 +83,13 @@ class ChannelPort:
                                    heading=f"Документ користувача «{document.filename}», фрагмент {n + 1}"))
         return hits
 
+    def previous_question(self) -> str | None:
+        """The conversation's last finished question (U3 reads an elliptic follow-up together with it)."""
+        s = self.scope
+        turns = conversation_turns(org_id=s.org_id, user_ref=s.user_ref, conversation_id=s.conversation_id,
+                                   before=s.created_at, exclude_run_id=s.run_id, limit=1)
+        return turns[0].question if turns else None
+
     def history(self, limit: int) -> list[ChannelHit]:
         s = self.scope
         turns = conversation_turns(org_id=s.org_id, user_ref=s.user_ref, conversation_id=s.conversation_id,

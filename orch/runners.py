@@ -119,9 +119,10 @@ def run_u2(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
 
 def run_u3(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     intake_ = need(doc, "intake", c.Intake)
+    previous = env.channels().previous_question() if env.channels else None
     plan = plan_search(question=intake_.normalized, profile=need(doc, "query_profile", c.QueryProfile),
-                       top_k=env.config.top_k)
-    return StageResult({"search_plan": plan}, {"steps": len(plan.steps)})
+                       top_k=env.config.top_k, previous_question=previous)
+    return StageResult({"search_plan": plan}, {"steps": len(plan.steps), "follow_up": bool(previous)})
 
 
 def run_u4(doc: Mapping[str, Any], env: StageEnv) -> StageResult:

@@ -100,7 +100,7 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
         count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
         gateway=lambda: LlmGateway(str(run.id), stage, attempt),
         doclist=doclist_port() if stage == "U6" else None,
-        channels=(lambda: channel_port(run)) if stage == "U7" else None,
+        channels=(lambda: channel_port(run)) if stage in ("U3", "U7") else None,  # U3: the previous question
     )
 
 

@@ -5,10 +5,20 @@ from __future__ import annotations
 from pipeline.contracts import QueryProfile, SearchPlan, SearchStep
 
 DEFINITION_HEADING = "визначення термінів"  # the words of the heading under which acts define terms
+# "А для неповнолітніх?" after a question on leave: a short question that names no act, article or term leans on
+# the conversation's previous question, so it is searched together with it.
+FOLLOW_UP_MAX_WORDS = 8
+
+
+def is_follow_up(question: str, profile: QueryProfile) -> bool:
+    return (len(question.split()) <= FOLLOW_UP_MAX_WORDS and not profile.act_hints and not profile.article_refs
+            and not profile.definition_term)
 
 
 def plan_search(*, question: str, profile: QueryProfile, top_k: int,
-                extra_queries: tuple[str, ...] = (), extra_acts: tuple[str, ...] = ()) -> SearchPlan:
+                extra_queries: tuple[str, ...] = (), extra_acts: tuple[str, ...] = (),
+                previous_question: str | None = None) -> SearchPlan:
+    """``previous_question``: the conversation's last question, when the run belongs to one."""
     indexed_acts = [c.nreg for c in profile.act_hints if c.indexed] + [a for a in extra_acts]
     indexed_acts = list(dict.fromkeys(indexed_acts))
     steps: list[SearchStep] = []
@@ -21,8 +31,12 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
         steps.append(SearchStep(kind="definition", query=term, act_filter=indexed_acts, limit=top_k))
         steps.append(SearchStep(kind="hybrid", query=f"{term} {DEFINITION_HEADING}", act_filter=indexed_acts,
                                 limit=top_k))
+    follow_up = bool(previous_question) and is_follow_up(question, profile)
+    if follow_up:  # the question in the context of the previous one leads; the question alone follows
+        steps.append(SearchStep(kind="hybrid", query=f"{previous_question} {question}", act_filter=indexed_acts,
+                                limit=top_k))
     steps.append(SearchStep(kind="hybrid", query=question, act_filter=indexed_acts,
-                            limit=max(top_k // 2, 3) if term else top_k))
+                            limit=max(top_k // 2, 3) if term or follow_up else top_k))
     if indexed_acts and not profile.article_refs:
         # A named act narrows the search; a smaller unfiltered pass guards against a wrongly named act.
         steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))

@@ -131,3 +131,22 @@ def test_another_user_or_conversation_starts_without_history(api, specialist, ca
         assert not [e for e in run["evidence"] if e["source"] == "history"], extra
     other_org = ask(stranger_api(), capture, LEAVE_QUESTION, user_ref="u1", conversation_id="c1")
     assert other_org["evidence"] and not [e for e in other_org["evidence"] if e["source"] == "history"]
+
+
+@pytest.mark.django_db
+def test_a_short_follow_up_is_searched_with_the_previous_question_of_its_conversation(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    ask(api, capture, LEAVE_QUESTION, user_ref="u1", conversation_id="c1")
+    follow_up = "А для неповнолітніх?"
+
+    later = ask(api, capture, follow_up, user_ref="u1", conversation_id="c1")
+    alone = ask(api, capture, follow_up, user_ref="u1", conversation_id="c2")
+
+    plan = RunContext.objects.get(run_id=later["id"]).document["search_plan"]
+    assert plan["steps"][0]["query"] == f"{LEAVE_QUESTION} {follow_up}"
+    # with the context the search reaches the leave articles; the bare question has nothing to stand on
+    law = [e["article_ref"] for e in later["evidence"] if e["source"] == "lldbi"]
+    assert "КЗпП ст. 75" in law
+    alone_plan = RunContext.objects.get(run_id=alone["id"]).document["search_plan"]
+    assert [s["query"] for s in alone_plan["steps"]] == [follow_up]

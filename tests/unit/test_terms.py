@@ -93,3 +93,18 @@ def test_unquoted_terms_are_recognised_but_not_situations() -> None:
     assert definition_term("Що означає поворот виконання рішення за ЦПК?") == "поворот виконання рішення"
     assert definition_term("Що означає для працівника звільнення за статтею 40?") is None
     assert definition_term("Скільки днів триває відпустка?") is None
+
+
+def test_a_short_follow_up_is_searched_with_the_previous_question() -> None:
+    def plan_for(question: str, previous: str | None, **profile: object) -> list[str]:
+        p = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple",
+                         **profile)  # type: ignore[arg-type]
+        return [s.query for s in plan_search(question=question, profile=p, top_k=10,
+                                             previous_question=previous).steps]
+
+    first = "Скільки днів щорічної відпустки має працівник?"
+    assert plan_for("А для неповнолітніх?", first) == [f"{first} А для неповнолітніх?", "А для неповнолітніх?"]
+    assert plan_for("А для неповнолітніх?", None) == ["А для неповнолітніх?"]
+    long_question = "Чи може роботодавець звільнити працівника під час лікарняного без згоди профспілки?"
+    assert plan_for(long_question, first) == [long_question]  # a full question stands on its own
+    assert plan_for("Що таке мобінг?", first, definition_term="мобінг")[0] == "мобінг"
