@@ -34,3 +34,14 @@ def act_corpus_ids() -> dict[str, str]:
     """Corpus ids that are not nregs ("зу ек", case-folded) → the act's nreg, from the catalog."""
     return {str(cid).lower(): nreg for nreg, ids in Act.objects.exclude(corpus_ids=[]).values_list("nreg", "corpus_ids")
             for cid in ids}
+
+
+def _preferred_abbreviation(abbreviations: list[str]) -> str | None:
+    """"КЗпП" over "КЗПП": the conventional spelling keeps its lower-case letters."""
+    return next((a for a in abbreviations if a != a.upper()), abbreviations[0] if abbreviations else None)
+
+
+def act_names() -> dict[str, tuple[str, str | None]]:
+    """The catalog's title and preferred abbreviation per act (case-folded nreg), for acts it titles."""
+    return {key: (title, _preferred_abbreviation(list(abbrevs or [])))
+            for key, title, abbrevs in Act.objects.exclude(title="").values_list("nreg_key", "title", "abbreviations")}

@@ -14,12 +14,12 @@ from typing import Any
 from django.conf import settings
 
 from knowledge import index, searchindex, termindex
-from knowledge.chunking import Article, Chunk, split_article
+from knowledge.chunking import Article, Chunk, is_placeholder_title, split_article
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import Sparse, document_vector, heading_vector
 from knowledge.models import Act
 from knowledge.progress import Progress
-from knowledge.selectors import act_corpus_ids
+from knowledge.selectors import act_corpus_ids, act_names
 from knowledge.snippets import SnippetStore, snippet_key
 from knowledge.terms import TERM_AVGDL, extract_terms
 from knowledge.text import normalize
@@ -58,11 +58,15 @@ def count_lines(path: Path) -> int:
 
 
 def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,
-                  canonical: dict[str, str] | None = None) -> Iterator[Article]:
+                  canonical: dict[str, str] | None = None,
+                  names: dict[str, tuple[str, str | None]] | None = None) -> Iterator[Article]:
     """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory.
-    ``canonical`` maps a corpus id that is not an nreg ("ЗУ ЕК", case-folded) to the act's nreg (1089-20)."""
+    ``canonical`` maps a corpus id that is not an nreg ("ЗУ ЕК", case-folded) to the act's nreg (1089-20);
+    ``names`` gives the catalog's title and abbreviation of an act (by case-folded nreg) for records that carry a
+    placeholder title."""
     wanted = {a.lower() for a in acts} if acts else None
     canonical = canonical or {}
+    names = names or {}
     n = 0
     seen: dict[tuple[str, str], int] = {}  # one small entry per article: bounded by the file, not by its text
     for lineno, line in enumerate(_open_text(path), start=1):
@@ -79,10 +83,14 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
         if not text or not text.strip():
             continue
         occurrence = seen[(nreg.lower(), article)] = seen.get((nreg.lower(), article), 0) + 1
+        title, abbrev = rec.get("act_title"), rec.get("act_abbrev")
+        if is_placeholder_title(title) and nreg.lower() in names:
+            title, catalog_abbrev = names[nreg.lower()]
+            abbrev = abbrev or catalog_abbrev
         yield Article(
             act_nreg=nreg,
-            act_title=rec.get("act_title") or f"Акт {nreg}",
-            act_abbrev=rec.get("act_abbrev"),
+            act_title=title or f"Акт {nreg}",
+            act_abbrev=abbrev,
             article=article,
             heading=_heading(rec),
             text=text,
@@ -125,6 +133,7 @@ def chunk_payload(chunk: Chunk, key: str) -> dict[str, Any]:
         "r2_key": key,
         "url": a.url,
         "chars": len(chunk.text),
+        "text_sig": a.text_signature,
     }
 
 
@@ -226,10 +235,11 @@ def laws_ingest(
     max_chunks = settings.ARTICLE_MAX_CHUNKS
     # The catalog's nregs for corpus ids; an ingest told to leave the catalog alone reads none of it either.
     canonical = act_corpus_ids() if update_catalog else {}
+    names = act_names() if update_catalog else {}
     _forget_corpus_ids(client, collection, canonical)
 
     def articles() -> Iterator[list[Chunk]]:
-        for article in read_articles(path, acts=acts, limit=limit, canonical=canonical):
+        for article in read_articles(path, acts=acts, limit=limit, canonical=canonical, names=names):
             report.articles += 1
             titles[article.act_nreg] = (article.act_title, article.act_abbrev)
             yield split_article(article, max_chars=settings.CHUNK_MAX_CHARS,

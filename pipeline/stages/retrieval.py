@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
+from knowledge.chunking import is_placeholder_title
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
 
 RRF_K = 60  # the usual constant; notes/retrieval-baselines.md measured RRF(k=60) as the best fusion here
@@ -91,10 +92,37 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
             rank += 1
     # A signal with weight 0 labels but never adds an article. Equal fused scores are common (rank r in one list
     # against rank r in another): the dense rank breaks them, then the lexical order (the sort is stable).
-    order = sorted((k for k in scores if scores[k] > 0),
-                   key=lambda k: (-scores[k], dense_rank.get(k, len(dense))))[:limit]
+    order = sorted((k for k in scores if scores[k] > 0), key=lambda k: (-scores[k], dense_rank.get(k, len(dense))))
+    order = _one_per_text(order, {k: next(iter(chunks[k].values())) for k in order}, limit)
     return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(sorted(channels[k])))
             for k in order]
+
+
+def _principal(payload: dict[str, Any]) -> tuple[bool, bool]:
+    """Which copy of a text to show: an act with a real title before a placeholder, a code before another act."""
+    title = str(payload.get("act_title") or "")
+    return (not is_placeholder_title(title), "кодекс" in title.lower())
+
+
+def _one_per_text(order: list[str], first: dict[str, dict[str, Any]], limit: int) -> list[str]:
+    """The first ``limit`` articles with copies of one text (same ``text_sig``) folded into one: it keeps the best
+    rank and shows the principal copy (an amending act quotes a code's article word for word; the scale corpus
+    holds three copies of КУпАП)."""
+    kept: list[str] = []
+    by_sig: dict[str, int] = {}
+    for key in order:
+        sig = first[key].get("text_sig")
+        if sig and sig in by_sig:
+            slot = by_sig[sig]
+            if _principal(first[key]) > _principal(first[kept[slot]]):
+                kept[slot] = key
+            continue
+        if len(kept) >= limit:
+            break
+        if sig:
+            by_sig[sig] = len(kept)
+        kept.append(key)
+    return kept
 
 
 def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool = False

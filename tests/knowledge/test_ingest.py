@@ -186,3 +186,25 @@ def test_a_corpus_id_that_is_not_an_nreg_is_stored_under_the_acts_nreg(own_colle
     assert not Act.objects.filter(nreg_key="зу тест").exists()
     assert Act.objects.get(nreg="777-99").indexed
     assert Act.objects.get(nreg="777-99").corpus_ids == ["ЗУ ТЕСТ"]
+
+
+def test_a_placeholder_title_gives_way_to_the_catalogs_name(own_collection: Any, tmp_path: Path) -> None:
+    from knowledge.models import Act
+
+    # given the catalog's name for 322-99 and a corpus record titled with the scale file's placeholder
+    Act.objects.create(nreg="322-99", nreg_key="322-99", title="Кодекс тестових відносин України",
+                       abbreviations=["КТВУ", "КТвУ"])
+    text = "Працівник має право на відпочинок. " * 6
+    path = write_gz(tmp_path / "t.jsonl.gz", [
+        {"act_nreg": "322-99", "act_title": "Закон України (322-99)", "article": "75", "title": "Стаття 75. Відпочинок",
+         "text": text},
+        {"act_nreg": "555-99", "act_title": "Закон України (555-99)", "article": "1", "title": "Стаття 1. Інше",
+         "text": text}])
+    laws_ingest(path=path, show_progress=False)
+    payloads = {p["act_nreg"]: p for p, _ in index.scan(index.get_client(), COLLECTION)}
+    # then citations use the catalog's abbreviation (its conventional spelling) and the title is indexed
+    assert payloads["322-99"]["article_ref"] == "КТвУ ст. 75"
+    assert payloads["322-99"]["act_title"] == "Кодекс тестових відносин України"
+    assert payloads["555-99"]["act_title"] == "Закон України (555-99)"  # the catalog does not name it: kept
+    # and the same text under two acts carries one signature
+    assert payloads["322-99"]["text_sig"] == payloads["555-99"]["text_sig"] is not None

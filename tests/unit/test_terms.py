@@ -108,3 +108,23 @@ def test_a_short_follow_up_is_searched_with_the_previous_question() -> None:
     long_question = "Чи може роботодавець звільнити працівника під час лікарняного без згоди профспілки?"
     assert plan_for(long_question, first) == [long_question]  # a full question stands on its own
     assert plan_for("Що таке мобінг?", first, definition_term="мобінг")[0] == "мобінг"
+
+
+def test_copies_of_one_text_are_folded_into_the_principal_act() -> None:
+    from pipeline.stages.retrieval import fuse
+
+    def payload(nreg: str, title: str, sig: str | None, article: str = "129") -> dict[str, object]:
+        return {"chunk_key": f"{nreg}#st{article}#c0", "act_nreg": nreg, "article": article, "act_title": title,
+                "text_sig": sig}
+
+    amending = payload("2147-19", "Закон України (2147-19)", "s1")
+    code = payload("1618-15", "Цивільний процесуальний кодекс України", "s1")
+    other = payload("435-15", "Цивільний кодекс України", "s2", "3")
+    stub_a = payload("1-99", "Про одне", None, "5")
+    stub_b = payload("2-99", "Про інше", None, "5")
+    # the amending act's copy ranks first, the code's copy third: one entry, at the first rank, showing the code
+    fused = fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0), (stub_a, 0.5), (stub_b, 0.4)], 10)
+    assert [(ps[0]["act_nreg"], ps[0]["article"]) for ps, _, _ in fused] == [
+        ("1618-15", "129"), ("435-15", "3"), ("1-99", "5"), ("2-99", "5")]  # unsigned stubs stay apart
+    assert [ps[0]["act_nreg"] for ps, _, _ in fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0)], 2)] == [
+        "1618-15", "435-15"]
