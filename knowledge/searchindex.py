@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from qdrant_client import QdrantClient
@@ -29,6 +29,7 @@ from knowledge.lexical import Sparse, heading_vector
 logger = logging.getLogger(__name__)
 
 Scored = list[tuple[dict[str, Any], float]]
+T = TypeVar("T")
 # BLAS threads for the dense product. One: a search is a 51k x 512 matrix-vector product that one core does in
 # a few ms, and a second BLAS thread on a busy machine spins (p95 at 51k: 161 ms with 2 threads beside another
 # busy process, 21 ms with 1; README "Retrieval quality"). Set per call through threadpoolctl.
@@ -209,8 +210,26 @@ class LocalSearchIndex:
         return [self.payloads[i] for i in idxs[:limit]]
 
 
-_cache: dict[str, LocalSearchIndex] = {}
-_lock = threading.Lock()
+class IndexCache(Generic[T]):
+    """One in-process index per collection, built on first use and dropped when this process writes to it."""
+
+    def __init__(self, build: Callable[[QdrantClient, str], T]) -> None:
+        self._build = build
+        self._indexes: dict[str, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, client: QdrantClient, collection: str) -> T:
+        with self._lock:
+            if collection not in self._indexes:
+                self._indexes[collection] = self._build(client, collection)
+            return self._indexes[collection]
+
+    def invalidate(self, collection: str | None = None) -> None:
+        with self._lock:
+            if collection is None:
+                self._indexes.clear()
+            else:
+                self._indexes.pop(collection, None)
 
 
 @lru_cache(maxsize=1)
@@ -218,17 +237,13 @@ def _blas_controller() -> ThreadpoolController:
     return ThreadpoolController()  # finds the loaded BLAS once, not on every search
 
 
+_cache: IndexCache[LocalSearchIndex] = IndexCache(LocalSearchIndex.build)
+
+
 def get_index(client: QdrantClient, collection: str) -> LocalSearchIndex:
-    with _lock:
-        if collection not in _cache:
-            _cache[collection] = LocalSearchIndex.build(client, collection)
-        return _cache[collection]
+    return _cache.get(client, collection)
 
 
 def invalidate(collection: str | None = None) -> None:
     """Called after this process wrote to the collection: the next search rebuilds from it."""
-    with _lock:
-        if collection is None:
-            _cache.clear()
-        else:
-            _cache.pop(collection, None)
+    _cache.invalidate(collection)

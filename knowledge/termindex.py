@@ -4,7 +4,6 @@ chunks): an exact table from term key to points and BM25 postings over the terms
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any
 
@@ -13,7 +12,7 @@ from qdrant_client import QdrantClient
 
 from knowledge import index
 from knowledge.lexical import Sparse
-from knowledge.searchindex import LocalSearchIndex, build_postings, collect_sparse
+from knowledge.searchindex import IndexCache, LocalSearchIndex, build_postings, collect_sparse
 
 logger = logging.getLogger(__name__)
 
@@ -54,20 +53,12 @@ class LocalTermIndex:
         return [p for p, _ in self._bm25.lexical_search(sparse, act_keys, limit)]
 
 
-_cache: dict[str, LocalTermIndex] = {}
-_lock = threading.Lock()
+_cache: IndexCache[LocalTermIndex] = IndexCache(LocalTermIndex.build)
 
 
 def get_term_index(client: QdrantClient, collection: str) -> LocalTermIndex:
-    with _lock:
-        if collection not in _cache:
-            _cache[collection] = LocalTermIndex.build(client, collection)
-        return _cache[collection]
+    return _cache.get(client, collection)
 
 
 def invalidate(collection: str | None = None) -> None:
-    with _lock:
-        if collection is None:
-            _cache.clear()
-        else:
-            _cache.pop(collection, None)
+    _cache.invalidate(collection)
