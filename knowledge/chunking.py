@@ -76,6 +76,11 @@ def act_label(title: str, abbrev: str | None) -> str:
     return title
 
 
+def preferred_abbreviation(abbreviations: list[str]) -> str | None:
+    """"КЗпП" over "КЗПП": the conventional spelling keeps its lower-case letters."""
+    return next((a for a in abbreviations if a != a.upper()), abbreviations[0] if abbreviations else None)
+
+
 def article_ref(act_label: str, article: str) -> str:
     """The canonical citation form used everywhere: "КЗпП ст. 36"."""
     return f"{act_label} ст. {article}"

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
+from knowledge.chunking import preferred_abbreviation
 from knowledge.doclist import Doclist, DoclistResolution
 from knowledge.models import Act
 
@@ -36,12 +37,7 @@ def act_corpus_ids() -> dict[str, str]:
             for cid in ids}
 
 
-def _preferred_abbreviation(abbreviations: list[str]) -> str | None:
-    """"КЗпП" over "КЗПП": the conventional spelling keeps its lower-case letters."""
-    return next((a for a in abbreviations if a != a.upper()), abbreviations[0] if abbreviations else None)
-
-
 def act_names() -> dict[str, tuple[str, str | None]]:
     """The catalog's title and preferred abbreviation per act (case-folded nreg), for acts it titles."""
-    return {key: (title, _preferred_abbreviation(list(abbrevs or [])))
+    return {key: (title, preferred_abbreviation(list(abbrevs or [])))
             for key, title, abbrevs in Act.objects.exclude(title="").values_list("nreg_key", "title", "abbreviations")}

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.chunking import act_label
+from knowledge.chunking import act_label, preferred_abbreviation
 from knowledge.text import lemma
 
 # Title words that say nothing about which act is meant.
@@ -26,7 +26,7 @@ class LexiconEntry:
 
     @property
     def label(self) -> str:
-        return act_label(self.title, self.abbreviations[0] if self.abbreviations else None)
+        return act_label(self.title, preferred_abbreviation(list(self.abbreviations)))
 
 
 # Names are compared on the first letters of lemmas: pymorphy3 sometimes lemmatises an inflected adjective of a

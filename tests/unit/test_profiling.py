@@ -164,3 +164,11 @@ def test_the_words_of_an_asked_term_name_no_act_but_an_act_named_outside_it_coun
     assert outside.definition_term == "щорічна відпустка"
     assert [c.nreg for c in outside.act_hints] == ["504/96-ВР"]
     assert profile("Скільки днів відпустки за КЗпП?").definition_term is None
+
+
+def test_an_acts_label_uses_its_conventional_abbreviation() -> None:
+    # the catalog lists "КЗПП" and "КЗпП" (sorted, upper case first); citations must read "КЗпП ст. 75"
+    lexicon = ActLexicon.build([{"nreg": "322-08", "title": "Кодекс законів про працю України",
+                                 "abbreviations": ["КЗПП", "КЗпП"], "aliases": [], "indexed": True}])
+    entry = lexicon.get("322-08")
+    assert entry is not None and entry.label == "КЗпП"
