@@ -60,7 +60,8 @@ def _law_items(hits: RawHits, *, excluded_acts: frozenset[str], bound_acts: froz
 
 def _law_item(hs: list[Hit]) -> EvidenceItem:
     first = hs[0]
-    chunks = sorted({h.ordinal: h.r2_key for h in hs}.items())
+    # by record, then by ordinal: an amending act's two "Стаття 114" are one citation with two records' chunks
+    chunks = sorted({(h.chunk_key.rsplit("#c", 1)[0], h.ordinal): h.r2_key for h in hs}.items())
     return EvidenceItem(source="lldbi", rank=0, score=round(max(h.score for h in hs), 6), act_nreg=first.act_nreg,
                         act_label=first.act_label, article=first.article, article_ref=first.article_ref,
                         heading=first.heading, r2_keys=[k for _, k in chunks], channels=sorted({h.channel for h in hs}))

@@ -174,3 +174,12 @@ def test_the_layered_prompt_carries_the_document_in_its_kb_layer_once() -> None:
     system = wp.messages[0].content
     assert system.count('kind="doc"') == 1 and system.count("<source ") == 2
     assert "штраф у розмірі 5 відсотків" in compose_answer(wp.messages)
+
+
+def test_two_records_of_one_article_number_keep_all_their_chunks_in_order() -> None:
+    # an amending act's second "Стаття 114" is stored as 114~2: both records' first chunks are ordinal 0
+    first, second = law_hit("114", 0.04), law_hit("114", 0.03)
+    second = second.model_copy(update={"chunk_key": "322-08#st114~2#c0", "r2_key": "law/114~2/0"})
+    later = law_hit("114", 0.02, ordinal=1)
+    items = assemble_evidence(RawHits(hits=[second, later, first]), support_level="strong", max_items=5).items
+    assert [i.r2_keys for i in items] == [["law/114/0", "law/114/1", "law/114~2/0"]]
