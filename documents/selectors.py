@@ -6,9 +6,9 @@ import uuid
 from collections.abc import Iterable
 
 from django.db.models import QuerySet
-from django.http import Http404
 
 from documents.models import UserDocument
+from lexery.lookups import get_for_org_or_404
 from runs.models import Org
 
 
@@ -18,14 +18,7 @@ def document_list(*, org: Org, user_ref: str | None = None) -> QuerySet[UserDocu
 
 
 def document_get_for_org(*, org: Org, document_id: uuid.UUID | str) -> UserDocument:
-    try:
-        pk = document_id if isinstance(document_id, uuid.UUID) else uuid.UUID(str(document_id))
-    except ValueError as exc:
-        raise Http404("document not found") from exc
-    document = UserDocument.objects.filter(pk=pk, org=org).first()
-    if document is None:
-        raise Http404("document not found")
-    return document
+    return get_for_org_or_404(UserDocument.objects.all(), org=org, pk=document_id, what="document")
 
 
 def ready_documents(*, org_id: int, user_ref: str, ids: Iterable[str]) -> dict[str, UserDocument]:

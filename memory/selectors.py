@@ -5,8 +5,8 @@ from __future__ import annotations
 import uuid
 
 from django.db.models import QuerySet
-from django.http import Http404
 
+from lexery.lookups import get_for_org_or_404
 from memory.models import MemoryItem
 from runs.models import Org
 
@@ -17,14 +17,7 @@ def memory_item_list(*, org: Org, user_ref: str | None = None) -> QuerySet[Memor
 
 
 def memory_item_get_for_org(*, org: Org, item_id: uuid.UUID | str) -> MemoryItem:
-    try:
-        pk = item_id if isinstance(item_id, uuid.UUID) else uuid.UUID(str(item_id))
-    except ValueError as exc:
-        raise Http404("memory item not found") from exc
-    item = MemoryItem.objects.filter(pk=pk, org=org).first()
-    if item is None:
-        raise Http404("memory item not found")
-    return item
+    return get_for_org_or_404(MemoryItem.objects.all(), org=org, pk=item_id, what="memory item")
 
 
 def memory_texts_for_user(*, org_id: int, user_ref: str, limit: int) -> list[tuple[str, str, str]]:

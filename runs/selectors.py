@@ -7,22 +7,15 @@ from decimal import Decimal
 from typing import Any
 
 from django.db.models import QuerySet, Sum
-from django.http import Http404
 
+from lexery.lookups import get_for_org_or_404
 from pipeline.contracts import Answer, Clarification, EvidenceAssembly
 from pipeline.document import read
 from runs.models import CostLedgerEntry, Org, Run, StageEvent
 
 
 def run_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
-    try:
-        pk = run_id if isinstance(run_id, uuid.UUID) else uuid.UUID(str(run_id))
-    except ValueError as exc:
-        raise Http404("run not found") from exc
-    run = Run.objects.select_related("specialist", "context").filter(pk=pk, org=org).first()
-    if run is None:
-        raise Http404("run not found")
-    return run
+    return get_for_org_or_404(Run.objects.select_related("specialist", "context"), org=org, pk=run_id, what="run")
 
 
 def run_events(*, run: Run) -> QuerySet[StageEvent]:
