@@ -196,7 +196,9 @@ PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer b
 PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
-EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)  # chunks of a named article, all acts
+EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)
+# An act-less article number is looked up in at most this many chunks before they are ranked by act title
+EXACT_ARTICLE_SCAN_MAX = env.int("EXACT_ARTICLE_SCAN_MAX", default=20_000)  # chunks of a named article, all acts
 CLARIFY_MAX_OPTIONS = env.int("CLARIFY_MAX_OPTIONS", default=6)  # acts offered when a name is ambiguous
 DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
 DOCLIST_API_KEY = env.str("DOCLIST_API_KEY", default="")  # Bearer key for a remote DocList

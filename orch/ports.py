@@ -3,7 +3,7 @@ the snippet store, the LLM gateway. Built lazily: a stage that needs no Qdrant n
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +15,7 @@ from knowledge.lexical import query_vector
 from knowledge.models import Act
 from knowledge.snippets import SnippetStore
 from knowledge.terms import clean_term, rank_definitions, term_key
+from knowledge.text import content_lemmas
 from pipeline.lexicon import ActLexicon
 
 _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
@@ -84,14 +85,20 @@ class QdrantSearchPort:
     def _has_heading(self) -> bool:
         return index.has_sparse(index.get_client(), self.collection, index.HEADING)
 
-    def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]:
+    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[dict[str, Any]]:
         # An article named without its act ("стаття 4 процесуального кодексу") is fetched from every act, so that
-        # a later clarification can bind the act from U4's hits without rerunning U4 (seed 001).
+        # a later clarification can bind the act from U4's hits without rerunning U4 (seed 001). At 51k thousands
+        # of acts have an article 4: the acts whose titles share the most words with the question's own words for
+        # the act ("процесуального кодексу") come first, and the first EXACT_ARTICLE_MAX_CHUNKS are kept.
         limit = settings.EXACT_ARTICLE_MAX_CHUNKS
+        acts = [a.lower() for a in act_nregs]
+        pool = limit if acts or not hint else max(limit, settings.EXACT_ARTICLE_SCAN_MAX)
         if self.in_memory:
-            return self._local().article([a.lower() for a in act_nregs], article, limit=limit)
-        return index.article_chunks(index.get_client(), self.collection, act_keys=[a.lower() for a in act_nregs],
-                                    article=article, limit=limit)
+            found = self._local().article(acts, article, limit=pool)
+        else:
+            found = index.article_chunks(index.get_client(), self.collection, act_keys=acts, article=article,
+                                         limit=pool)
+        return by_title_match(found, hint)[:limit] if hint and not acts else found[:limit]
 
     def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
         """Articles that define ``term``: the same term first (its key, lemmas in order), then near forms."""
@@ -111,6 +118,19 @@ class QdrantSearchPort:
                 candidates += [p for p, _ in index.lexical_search(client, name, sparse=query_vector(term),
                                                                   act_keys=acts, limit=pool, using=index.TERM)]
         return rank_definitions(key, candidates, limit)
+
+
+@lru_cache(maxsize=20_000)
+def _title_lemmas(title: str) -> frozenset[str]:
+    return frozenset(content_lemmas(title))
+
+
+def by_title_match(payloads: list[dict[str, Any]], hint: str) -> list[dict[str, Any]]:
+    """Payloads ordered by how many of the hint's lemmas their act's title holds (stable among equals)."""
+    wanted = set(content_lemmas(hint))
+    if not wanted:
+        return payloads
+    return sorted(payloads, key=lambda p: -len(wanted & _title_lemmas(str(p.get("act_title") or ""))))
 
 
 def snippet_store() -> SnippetStore:

@@ -24,7 +24,9 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
     steps: list[SearchStep] = []
     for ref in profile.article_refs:
         acts = [ref.act_nreg] if ref.act_nreg else indexed_acts
-        steps.append(SearchStep(kind="exact_article", query=ref.matched, act_filter=acts, article=ref.article,
+        # without an act, the words the question uses for it ("процесуального кодексу") rank the acts U4 fetches
+        query = ref.matched if acts else " ".join([ref.matched, *profile.unresolved_act_phrases])
+        steps.append(SearchStep(kind="exact_article", query=query, act_filter=acts, article=ref.article,
                                 limit=top_k))
     term = profile.definition_term
     if term:  # the definition steps lead (the term as defined, then near it); the whole question follows

@@ -43,7 +43,7 @@ class SearchPort(Protocol):
 
     def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
-    def article(self, act_nregs: list[str], article: str) -> list[dict[str, Any]]: ...
+    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[dict[str, Any]]: ...
 
     def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
@@ -135,7 +135,8 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
         found: list[Hit] = []
         try:
             if step.kind == "exact_article" and step.article:
-                found = [_hit(p, EXACT_SCORE, "exact", i) for p in port.article(step.act_filter, step.article)]
+                found = [_hit(p, EXACT_SCORE, "exact", i)
+                         for p in port.article(step.act_filter, step.article, hint=step.query)]
             elif step.kind == "definition":
                 found = [_hit(p, round(DEFINITION_SCORE * match, 6), "definition" if match >= 1 else "definition~", i)
                          for p, match in port.definitions(step.query, step.act_filter, step.limit)]

@@ -55,6 +55,19 @@ def test_the_exact_path_fetches_a_named_article_in_both_backends(lldbi_index: di
         assert chunks and {(p["act_nreg"], p["article"]) for p in chunks} == {("322-08", "36")}
 
 
+def test_an_article_named_without_its_act_comes_first_from_the_acts_the_question_describes(
+        lldbi_index: dict[str, int], settings: Any) -> None:
+    # at 51k thousands of acts have an article 4 and only EXACT_ARTICLE_MAX_CHUNKS are kept: with room for two,
+    # "процесуального кодексу" must keep two procedural codes, not Закон «Про відпустки» ст. 4 (first in the index)
+    settings.EXACT_ARTICLE_MAX_CHUNKS = 2
+    for backend in ("memory", "qdrant"):
+        port = QdrantSearchPort(backend=backend)
+        plain = {p["act_nreg"] for p in port.article([], "4")}
+        described = port.article([], "4", hint="стаття 4 процесуального кодексу")
+        assert "504/96-ВР" in plain, backend
+        assert len(described) == 2 and {p["act_nreg"] for p in described} <= {"1618-15", "1798-12", "4651-17"}
+
+
 def test_the_definition_path_finds_the_article_defining_the_term_in_both_backends(
         lldbi_index: dict[str, int]) -> None:
     for backend in ("memory", "qdrant"):

@@ -172,3 +172,16 @@ def test_an_acts_label_uses_its_conventional_abbreviation() -> None:
                                  "abbreviations": ["КЗПП", "КЗпП"], "aliases": [], "indexed": True}])
     entry = lexicon.get("322-08")
     assert entry is not None and entry.label == "КЗпП"
+
+
+def test_an_article_named_without_its_act_is_fetched_with_the_words_that_describe_the_act() -> None:
+    from pipeline.stages.planning import plan_search
+
+    question = "Що передбачає стаття 4 процесуального кодексу?"
+    p = profile(question)
+    step = plan_search(question=question, profile=p, top_k=10).steps[0]
+    assert (step.kind, step.article, step.act_filter) == ("exact_article", "4", [])
+    assert "процесуального кодексу" in step.query
+    named = plan_search(question="Що передбачає ст. 36 КЗпП?", profile=profile("Що передбачає ст. 36 КЗпП?"),
+                        top_k=10).steps[0]
+    assert named.act_filter == ["322-08"] and named.query == "ст. 36"
