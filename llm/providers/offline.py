@@ -11,9 +11,11 @@ from functools import partial
 from html import unescape
 
 from assemble.tokenizer import count_tokens
+from knowledge.terms import clean_term, extract_terms, term_key
 from knowledge.text import content_lemmas
 from llm.types import Completion, Message
 from pipeline.citations import find_citations, split_ref
+from pipeline.definitions import definition_term
 
 MODEL = "offline-extractive-1"
 MAX_SOURCES = 3
@@ -25,6 +27,7 @@ MAX_CONTEXT_SOURCES = 2  # the user's documents, memory and earlier turns quoted
 _GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
+DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X - Y" sentence as a possible definition item
 
 
 def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
@@ -36,14 +39,22 @@ def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, s
     return all(c.article_ref in allowed for c in found if c.start >= len(prefix))
 
 
-def _best_sentences(body: str, question_lemmas: set[str], n: int, ok: Callable[[str], bool]) -> list[str]:
+def _defines(sentence: str, asked: str | None) -> bool:
+    """The sentence is the item that defines the asked term ("12) деалкоголізація - процес …")."""
+    return bool(asked) and any(t.key == asked for t in extract_terms(sentence, DEFINITIONS_CONTEXT))
+
+
+def _best_sentences(body: str, question_lemmas: set[str], n: int, ok: Callable[[str], bool],
+                    asked: str | None = None) -> list[str]:
+    """The sentences sharing the most words with the question; for "Що означає термін «X»?" the item defining X
+    first — in a list of forty definitions every item shares the word "термін" with the question."""
     sentences = [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15 and ok(s.strip())]
     scored = []
     for pos, s in enumerate(sentences):
         overlap = len(question_lemmas & set(content_lemmas(s)))
-        scored.append((overlap, -pos, s))
+        scored.append((_defines(s, asked), overlap, -pos, s))
     scored.sort(reverse=True)
-    chosen = [s for overlap, _, s in scored[:n] if overlap > 0] or sentences[:1]
+    chosen = [s for defines, overlap, _, s in scored[:n] if defines or overlap > 0] or sentences[:1]
     return sorted(chosen, key=sentences.index)
 
 
@@ -74,6 +85,8 @@ def compose_answer(messages: list[Message]) -> str:
             question = match.group("q").strip()
             break
     q_lemmas = set(content_lemmas(question))
+    term = definition_term(question)
+    asked = term_key(clean_term(term)) if term else None
     found = list(_SOURCE.finditer(joined))
     # Only law sources are cited; the user's documents, memory and earlier turns are quoted as theirs, never as
     # a basis (a contract clause is not a norm).
@@ -88,7 +101,8 @@ def compose_answer(messages: list[Message]) -> str:
     labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
 
     def quotable(ref: str, body: str, n: int) -> list[str]:
-        return _best_sentences(body, q_lemmas, n, partial(_cites_only, ref=ref, allowed=allowed, labels=labels))
+        return _best_sentences(body, q_lemmas, n, partial(_cites_only, ref=ref, allowed=allowed, labels=labels),
+                               asked=asked)
 
     # A sentence of the user's material that names an article outside the law sources is not repeated: U11
     # would rightly see it as a citation without evidence.

@@ -104,3 +104,17 @@ def test_complete_never_exceeds_max_tokens() -> None:
     assert full > 20
     assert out.completion_tokens == 20 == count_tokens(out.text)
     assert compose_answer(msgs).startswith(out.text)
+
+
+def test_a_definition_question_is_answered_with_the_item_that_defines_the_term() -> None:
+    # given the opening of a definitions article: every item shares "термін" with the question
+    definitions = SourceBlock(
+        "Закон «Про акциз» ст. 1", "d1", "Визначення термінів",
+        "1. Для цілей цього Закону наведені нижче терміни вживаються в такому значенні:\n"
+        "1) акцизний електронний документ - електронний документ, що складається економічним оператором;\n"
+        "2) деалкоголізація - процес видалення етилового спирту з вина;\n"
+        "3) економічний оператор - особа, що провадить діяльність з обігу товарів.")
+    answer = compose_answer(messages(blocks=[definitions],
+                                     question="Що означає термін «деалкоголізація» у законодавстві?"))
+    lead = answer.split("\n")[0]
+    assert lead == "Коротко: 2) деалкоголізація - процес видалення етилового спирту з вина (Закон «Про акциз» ст. 1)."
