@@ -27,6 +27,7 @@ MAX_CONTEXT_SOURCES = 2  # the user's documents, memory and earlier turns quoted
 _GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
+_STATEMENT_END = (".", ";", ":", "!", "?", "…")
 DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X - Y" sentence as a possible definition item
 
 
@@ -101,8 +102,12 @@ def compose_answer(messages: list[Message]) -> str:
     labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
 
     def quotable(ref: str, body: str, n: int) -> list[str]:
-        return _best_sentences(body, q_lemmas, n, partial(_cites_only, ref=ref, allowed=allowed, labels=labels),
-                               asked=asked)
+        # A law block opens with the article's heading when it has one: a title, not a statement to quote.
+        first = body.lstrip().split("\n", 1)[0].strip()
+        heading = first if "\n" in body.strip() and not first.endswith(_STATEMENT_END) else None
+        cites_only = partial(_cites_only, ref=ref, allowed=allowed, labels=labels)
+        found = _best_sentences(body, q_lemmas, n, lambda s: s != heading and cites_only(s), asked=asked)
+        return found or _best_sentences(body, q_lemmas, n, cites_only, asked=asked)
 
     # A sentence of the user's material that names an article outside the law sources is not repeated: U11
     # would rightly see it as a citation without evidence.

@@ -118,3 +118,4 @@ def test_a_definition_question_is_answered_with_the_item_that_defines_the_term()
                                      question="Що означає термін «деалкоголізація» у законодавстві?"))
     lead = answer.split("\n")[0]
     assert lead == "Коротко: 2) деалкоголізація - процес видалення етилового спирту з вина (Закон «Про акциз» ст. 1)."
+    assert "— Визначення термінів (" not in answer  # the article's heading is a title, not a statement to quote
