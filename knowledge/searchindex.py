@@ -224,6 +224,9 @@ class IndexCache(Generic[T]):
                 self._indexes[collection] = self._build(client, collection)
             return self._indexes[collection]
 
+    def has(self, collection: str) -> bool:
+        return collection in self._indexes
+
     def invalidate(self, collection: str | None = None) -> None:
         with self._lock:
             if collection is None:
@@ -242,6 +245,10 @@ _cache: IndexCache[LocalSearchIndex] = IndexCache(LocalSearchIndex.build)
 
 def get_index(client: QdrantClient, collection: str) -> LocalSearchIndex:
     return _cache.get(client, collection)
+
+
+def is_built(collection: str) -> bool:
+    return _cache.has(collection)
 
 
 def invalidate(collection: str | None = None) -> None:

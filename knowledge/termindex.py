@@ -60,5 +60,9 @@ def get_term_index(client: QdrantClient, collection: str) -> LocalTermIndex:
     return _cache.get(client, collection)
 
 
+def is_built(collection: str) -> bool:
+    return _cache.has(collection)
+
+
 def invalidate(collection: str | None = None) -> None:
     _cache.invalidate(collection)

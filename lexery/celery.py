@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
 app = Celery("lexery")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["orch", "documents"])
+
+
+@worker_ready.connect
+def _warm_retrieval(sender: Any = None, **_: Any) -> None:
+    """Lifecycle, not business logic: a worker that will run U4 builds its search indexes as it starts."""
+    from orch.warmup import warm_retrieval
+
+    consumer = getattr(sender, "task_consumer", None)
+    warm_retrieval(q.name for q in getattr(consumer, "queues", []) or [])

@@ -48,6 +48,16 @@ class QdrantSearchPort:
     def _local(self) -> searchindex.LocalSearchIndex:
         return searchindex.get_index(index.get_client(), self.collection)
 
+    def warm(self) -> bool:
+        """Build what the first search would: the in-process chunk and term indexes, the embedding model. At 51k
+        that is about a minute a worker otherwise spends inside its first U4. False: nothing to build (a server)."""
+        if not self.in_memory:
+            return False
+        self._local()
+        termindex.get_term_index(index.get_client(), settings.LLDBI_TERMS_COLLECTION)
+        self._vector("прогрів")
+        return True
+
     @cached_property
     def embedder(self) -> Embedder:
         return self._embedder or default_embedder()
