@@ -118,6 +118,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
 CELERY_TASK_TIME_LIMIT = env.int("STAGE_TIME_LIMIT_S", default=180)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Workers log through LOGGING below (JSON with run_id and stage), not Celery's own plain-text root handler
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- knowledge: Qdrant + embeddings + snippet storage -----------------------------------------------------
 QDRANT_URL = env.str("QDRANT_URL", default="")  # empty = local path (one process only: see README)
