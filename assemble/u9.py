@@ -29,9 +29,29 @@ TokenCounter = Callable[[str], int]
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n+")
 
 
+MIN_OVERLAP_CHARS = 20  # a shorter common edge is a coincidence, not the chunker's overlap
+MAX_OVERLAP_CHARS = 400  # the chunker repeats at most CHUNK_OVERLAP_CHARS (150 by default)
+
+
+def _without_overlap(previous: str, part: str) -> str:
+    """Chunks of one article repeat the tail of the previous chunk (CHUNK_OVERLAP_CHARS) so each reads on its own;
+    joined back together, the repeat is dropped (tokens the writer would read twice)."""
+    for size in range(min(len(previous), len(part) - 1, MAX_OVERLAP_CHARS), MIN_OVERLAP_CHARS - 1, -1):
+        if previous.endswith(part[:size]):
+            return part[size:].lstrip()
+    return part
+
+
 def snippet_text(keys: list[str], texts: dict[str, str]) -> str | None:
     parts = [texts[k] for k in keys if k in texts]
-    return "\n".join(parts) if parts else None
+    if not parts:
+        return None
+    joined = [parts[0]]
+    for part in parts[1:]:
+        rest = _without_overlap(joined[-1], part)
+        if rest:
+            joined.append(rest)
+    return "\n".join(joined)
 
 
 def build_blocks(snippets: list[IncludedSnippet], texts: dict[str, str]) -> list[SourceBlock]:

@@ -152,3 +152,18 @@ def test_cut_text_ends_at_a_sentence_end_not_mid_sentence(small_budget: int) -> 
     cut = blocks[1].text
     sentences = [s for s in re.split(r"(?<=[.;:!?])\s+|\n+", cut) if s]
     assert all(s in (S1, S2) for s in sentences)
+
+
+def test_an_articles_chunks_are_joined_without_the_overlap_the_chunker_repeats() -> None:
+    from assemble.u9 import snippet_text
+    from knowledge.chunking import split_text
+    from knowledge.text import words
+
+    text = " ".join(f"Речення номер {i} про щорічну відпустку працівника та порядок її надання." for i in range(60))
+    chunks = split_text(text, max_chars=400, overlap_chars=150)
+    assert len(chunks) > 3 and any(chunks[0].endswith(chunks[1][:k]) for k in range(40, 200))  # overlap exists
+    texts = {f"c{i}": c for i, c in enumerate(chunks)}
+    joined = snippet_text(list(texts), texts)
+    assert joined is not None and words(joined) == words(text)  # every word once, in order
+    # chunks that are not neighbours (c0 and c2) share nothing and are joined as they are
+    assert snippet_text(["c0", "c2"], texts) == f"{chunks[0]}\n{chunks[2]}"
