@@ -63,9 +63,30 @@ def _plausible(term: str) -> bool:
             and ws[0] not in _NOT_A_TERM_START)
 
 
+# The codes' own style: "Трудовим договором є угода …", "Правочином є дія особи …", "Позовною давністю є строк …"
+# — a sentence that opens with a short noun phrase (instrumental case) followed by "є"; lemmas make the case moot.
+_COPULAR = re.compile(r"(?:^|(?<=[.;:]\s))\s*(?:\d+\.\s*)?(?P<term>[А-ЯІЇЄҐ][А-Яа-яІіЇїЄєҐґ'’ʼ\-]*"
+                      r"(?:\s+[а-яіїєґ'’ʼ\-]+){0,4})\s+(?:є|визнається|вважається)\s+\S")
+_COPULAR_SKIP = frozenset("метою завданням підставою підставами умовою умовами предметом наслідком "
+                          "особливістю винятком джерелом не також це цим ним нею ними таким такою такими він вона "
+                          "воно вони україна".split())  # "Метою цього Закону є …", "Не є порушенням …" define nothing
+
+
+def _add_copular(line: str, start: int, found: list[DefinedTerm], seen: set[str]) -> None:
+    for m in _COPULAR.finditer(line):
+        term = normalize(m.group("term"))
+        if term.split()[0].lower() in _COPULAR_SKIP or not _plausible(term):
+            continue
+        key = term_key(term)
+        if key and key not in seen:
+            seen.add(key)
+            found.append(DefinedTerm(term=term, key=key, offset=start, announced=False))
+
+
 def extract_terms(text: str, heading: str | None = None) -> list[DefinedTerm]:
     """The terms an article defines, in order. An item is a line "[N)] term - definition"; the term before the
-    first dash that is not inside an alias bracket."""
+    first dash that is not inside an alias bracket. A line that is no such item may still define a term the way
+    the codes do ("Трудовим договором є угода …")."""
     context = bool(_DEFINITION_CONTEXT.search(heading or "")) or bool(_DEFINITION_CONTEXT.search(text[:600]))
     found: list[DefinedTerm] = []
     seen: set[str] = set()
@@ -79,10 +100,12 @@ def extract_terms(text: str, heading: str | None = None) -> list[DefinedTerm]:
             context = True
             continue
         if not item:
+            _add_copular(line, start, found, seen)
             continue
         masked = _ALIAS.sub(lambda a: "(" + "_" * (len(a.group(0)) - 2) + ")", item)  # dashes inside (далі - X)
         dash = _DASH.search(masked)
         if dash is None:
+            _add_copular(line, start, found, seen)
             continue
         raw = item[: dash.start()]
         term = clean_term(raw)

@@ -163,3 +163,18 @@ def test_eval_retrieval_refuses_bad_input_with_a_sentence(db: Any, tmp_path: Pat
         path.write_text(content)
     with pytest.raises(CommandError, match=message.replace("--k must be positive", "--k must be a positive")):
         run_eval(str(path), *args)
+
+
+def test_what_is_a_term_a_code_defines_in_its_own_style_puts_that_article_first(lldbi_index: dict[str, int]) -> None:
+    from pipeline.contracts import QueryProfile
+    from pipeline.definitions import definition_term
+    from pipeline.stages.planning import plan_search
+
+    question = "Що таке трудовий договір?"  # КЗпП ст. 21: "Трудовим договором є угода …"
+    term = definition_term(question)
+    assert term == "трудовий договір"
+    profile = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple",
+                           definition_term=term)
+    hits, _ = retrieve(plan_search(question=question, profile=profile, top_k=10), QdrantSearchPort(), attempt=1)
+    assert (hits.hits[0].act_nreg, hits.hits[0].article, hits.hits[0].channel) == ("322-08", "21", "definition")
+    assert all(h.act_nreg != "4651-17" for h in hits.hits[:5])  # not КПК's list of definitions

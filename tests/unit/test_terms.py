@@ -128,3 +128,11 @@ def test_copies_of_one_text_are_folded_into_the_principal_act() -> None:
         ("1618-15", "129"), ("435-15", "3"), ("1-99", "5"), ("2-99", "5")]  # unsigned stubs stay apart
     assert [ps[0]["act_nreg"] for ps, _, _ in fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0)], 2)] == [
         "1618-15", "435-15"]
+
+
+def test_the_codes_copular_definitions_are_terms_too() -> None:
+    text = ("1. Трудовим договором є угода між працівником і роботодавцем.\n"
+            "2. Метою цього Закону є захист прав працівників.\n"
+            "Не є порушенням відмова від угоди. Позовною давністю є строк, у межах якого особа може звернутися.")
+    assert set(terms_of(text, heading="Трудовий договір")) == {term_key("трудовий договір"),
+                                                               term_key("позовна давність")}
