@@ -131,12 +131,13 @@ _DEFINITIONAL_HEADING = re.compile(r"термін|визначенн|понят�
 
 
 def match_score(query_key: str, defined_key: str) -> float:
-    """1.0 for the same term; else the overlap of the two terms' lemmas (Dice), so "викуп цінних паперів" meets
-    "викуп цінних паперів емітентом" at 0.86 and "папери" alone meets it at 0.5."""
+    """1.0 for the same term; else, when the defined term holds every word of the asked one, the overlap of the two
+    (Dice): "викуп цінних паперів" meets "викуп цінних паперів емітентом" at 0.86. A defined term lacking a word of
+    the asked one is another term: "договір" is not "колективний договір" (0)."""
     if query_key == defined_key:
         return 1.0
     q, d = set(query_key.split()), set(defined_key.split())
-    if not q or not d:
+    if not q or not d or not q <= d:
         return 0.0
     return 2 * len(q & d) / (len(q) + len(d))
 

@@ -92,6 +92,9 @@ def test_unquoted_terms_are_recognised_but_not_situations() -> None:
     assert definition_term("Що таке спадщина?") == "спадщина"
     assert definition_term("Що означає поворот виконання рішення за ЦПК?") == "поворот виконання рішення"
     assert definition_term("Що означає для працівника звільнення за статтею 40?") is None
+    # a second question joined on ends the term
+    assert definition_term("Що таке колективний договір і де він укладається?") == "колективний договір"
+    assert definition_term("Що таке аванс, і коли його платять?") == "аванс"
     assert definition_term("Скільки днів триває відпустка?") is None
 
 
@@ -136,3 +139,9 @@ def test_the_codes_copular_definitions_are_terms_too() -> None:
             "Не є порушенням відмова від угоди. Позовною давністю є строк, у межах якого особа може звернутися.")
     assert set(terms_of(text, heading="Трудовий договір")) == {term_key("трудовий договір"),
                                                                term_key("позовна давність")}
+
+
+def test_a_defined_term_lacking_a_word_of_the_asked_one_is_another_term() -> None:
+    assert match_score(term_key("колективний договір"), term_key("договір")) == 0.0
+    assert rank_definitions(term_key("колективний договір"),
+                            [{"chunk_key": "a#st1#c0", "term_key": term_key("договір")}], limit=5) == []
