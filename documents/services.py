@@ -24,6 +24,7 @@ from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
 from runs.models import Org
+from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
 RETRIEVAL_QUEUE = "retrieval"  # orch/dispatch.py: the queue of the one process that opens Qdrant
@@ -40,15 +41,6 @@ def document_prefix(*, org_id: int, document_id: uuid.UUID | str) -> str:
 def chunk_key(*, org_id: int, document_id: uuid.UUID | str, ordinal: int) -> str:
     """``docs/<org>/<document>/c0.txt``: deterministic, so U9 and U10 load a chunk like a law snippet."""
     return f"{document_prefix(org_id=org_id, document_id=document_id)}/c{ordinal}.txt"
-
-
-def _clean_user_ref(user_ref: str) -> str:
-    cleaned = (user_ref or "").strip()
-    if not cleaned:
-        raise DocumentInputError("user_ref must not be empty: a document belongs to one end user of the org")
-    if len(cleaned) > 100:
-        raise DocumentInputError(f"user_ref is {len(cleaned)} characters long; the limit is 100")
-    return cleaned
 
 
 def _clean_filename(filename: str) -> str:
@@ -76,7 +68,8 @@ def _chunks(data: bytes, *, filename: str, content_type: str) -> tuple[str, list
 
 def document_create(*, org: Org, user_ref: str, filename: str, content_type: str, data: bytes,
                     store: SnippetStore | None = None) -> UserDocument:
-    user = _clean_user_ref(user_ref)
+    user = clean_ref(user_ref, name="user_ref", error=DocumentInputError,
+                     required_because="a document belongs to one end user of the org")
     name = _clean_filename(filename)
     if not data:
         raise DocumentInputError(f"{name}: the file is empty")

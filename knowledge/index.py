@@ -203,9 +203,7 @@ def upsert_terms(client: QdrantClient, name: str, points: list[tuple[str, Sparse
 
 def term_points(client: QdrantClient, name: str, *, key: str, act_keys: list[str],
                 limit: int) -> list[dict[str, Any]]:
-    """Every point whose term is exactly ``key`` (lemmas in order)."""
-    if not client.collection_exists(name):
-        return []
+    """Every point whose term is exactly ``key`` (lemmas in order); the caller knows the collection exists."""
     must: list[models.Condition] = [models.FieldCondition(key="term_key", match=models.MatchValue(value=key))]
     if act_keys:
         must.append(models.FieldCondition(key="act_nreg_key", match=models.MatchAny(any=act_keys)))

@@ -13,6 +13,7 @@ from knowledge.snippets import SnippetStore
 from knowledge.text import normalize
 from memory.models import MemoryItem
 from runs.models import Org, Run
+from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
 
@@ -25,18 +26,10 @@ def memory_key(*, org: Org, item_id: uuid.UUID) -> str:
     return f"memory/{org.pk}/{item_id}.txt"
 
 
-def _user_ref(user_ref: str) -> str:
-    cleaned = (user_ref or "").strip()
-    if not cleaned:
-        raise MemoryInputError("user_ref must not be empty: memory belongs to one end user of the org")
-    if len(cleaned) > 100:
-        raise MemoryInputError(f"user_ref is {len(cleaned)} characters long; the limit is 100")
-    return cleaned
-
-
 def memory_item_create(*, org: Org, user_ref: str, text: str, source_run: Run | None = None,
                        store: SnippetStore | None = None) -> MemoryItem:
-    user = _user_ref(user_ref)
+    user = clean_ref(user_ref, name="user_ref", error=MemoryInputError,
+                     required_because="memory belongs to one end user of the org")
     cleaned = normalize(text or "")
     if not cleaned:
         raise MemoryInputError("text must not be empty")

@@ -95,6 +95,10 @@ class QdrantSearchPort:
     def _has_heading(self) -> bool:
         return index.has_sparse(index.get_client(), self.collection, index.HEADING)
 
+    @cached_property
+    def _has_terms(self) -> bool:  # a collection ingested before the terms existed has none (asked once per port)
+        return index.has_sparse(index.get_client(), settings.LLDBI_TERMS_COLLECTION, index.TERM)
+
     def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[dict[str, Any]]:
         # An article named without its act ("стаття 4 процесуального кодексу") is fetched from every act, so that
         # a later clarification can bind the act from U4's hits without rerunning U4 (seed 001). At 51k thousands
@@ -123,10 +127,11 @@ class QdrantSearchPort:
             terms = termindex.get_term_index(client, name)
             candidates = terms.exact(key, acts, pool) + terms.similar(query_vector(term), acts, pool)
         else:
+            if not self._has_terms:
+                return []
             candidates = index.term_points(client, name, key=key, act_keys=acts, limit=pool)
-            if index.has_sparse(client, name, index.TERM):
-                candidates += [p for p, _ in index.lexical_search(client, name, sparse=query_vector(term),
-                                                                  act_keys=acts, limit=pool, using=index.TERM)]
+            candidates += [p for p, _ in index.lexical_search(client, name, sparse=query_vector(term),
+                                                              act_keys=acts, limit=pool, using=index.TERM)]
         return rank_definitions(key, candidates, limit)
 
 

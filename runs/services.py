@@ -38,15 +38,24 @@ def specialist_get_for_org(*, org: Org, slug: str) -> Specialist:
 REF_MAX_CHARS = 100  # user_ref and conversation_id: the columns' width
 
 
+def clean_ref(value: str | None, *, name: str, error: type[ValueError], required_because: str | None = None) -> str:
+    """A user_ref / conversation_id as stored: stripped, at most REF_MAX_CHARS; ``required_because`` makes an empty
+    one an error with that reason. Each service raises its own input error, which its API turns into a 400."""
+    cleaned = (value or "").strip()
+    if not cleaned and required_because:
+        raise error(f"{name} must not be empty: {required_because}")
+    if len(cleaned) > REF_MAX_CHARS:
+        raise error(f"{name} is {len(cleaned)} characters long; the limit is {REF_MAX_CHARS}")
+    return cleaned
+
+
 def run_create(*, org: Org, specialist: Specialist, question: str,
                flag_overrides: dict[str, bool] | None = None, user_ref: str = "", conversation_id: str = "") -> Run:
     """``flag_overrides`` (e.g. ``ask --assembler on``) win over the resolved flags at U1, for this run only.
     ``user_ref`` (the org's id for its end user) scopes the memory and documents the run may read;
     ``conversation_id`` links it to the earlier runs of that user whose turns it sees as history."""
-    user_ref, conversation_id = (user_ref or "").strip(), (conversation_id or "").strip()
-    for name, value in (("user_ref", user_ref), ("conversation_id", conversation_id)):
-        if len(value) > REF_MAX_CHARS:
-            raise RunInputError(f"{name} is {len(value)} characters long; the limit is {REF_MAX_CHARS}")
+    user_ref = clean_ref(user_ref, name="user_ref", error=RunInputError)
+    conversation_id = clean_ref(conversation_id, name="conversation_id", error=RunInputError)
     cleaned = normalize(question or "")
     if not cleaned:
         raise RunInputError("question must not be empty")
