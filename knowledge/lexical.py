@@ -10,6 +10,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 
+from knowledge.lay_terms import EXPANSION_WEIGHT, expansions
 from knowledge.text import content_lemmas
 
 BM25_K1 = 1.2
@@ -55,3 +56,13 @@ def heading_vector(heading: str | None) -> Sparse | None:
 
 def query_vector(text: str) -> Sparse:
     return _to_sparse({term_id(t): 1.0 for t in set(content_lemmas(text))})
+
+
+def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
+    """A question's lexical query: its own lemmas, and the statute's words for its lay phrases at a lower
+    weight (knowledge/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
+    lemmas = content_lemmas(text)
+    expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
+    weights = {term_id(t): expansion_weight for t in expansions(lemmas)} if expansion_weight > 0 else {}
+    weights.update({term_id(t): 1.0 for t in lemmas})
+    return _to_sparse(weights)

@@ -11,7 +11,7 @@ from django.db.models import Count, Max
 
 from knowledge import index, searchindex, termindex
 from knowledge.embeddings import Embedder, default_embedder
-from knowledge.lexical import query_vector
+from knowledge.lexical import query_vector, question_vector
 from knowledge.models import Act
 from knowledge.snippets import SnippetStore
 from knowledge.terms import clean_term, rank_definitions, term_key
@@ -79,16 +79,16 @@ class QdrantSearchPort:
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
         if self.in_memory:
-            return self._local().lexical_search(query_vector(query), [a.lower() for a in act_nregs], limit)
-        return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
+            return self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs], limit)
+        return index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                     act_keys=[a.lower() for a in act_nregs], limit=limit)
 
     def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
         if self.in_memory:
-            return self._local().heading_search(query_vector(query), [a.lower() for a in act_nregs], limit)
+            return self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs], limit)
         if not self._has_heading:
             return []
-        return index.lexical_search(index.get_client(), self.collection, sparse=query_vector(query),
+        return index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                     act_keys=[a.lower() for a in act_nregs], limit=limit, using=index.HEADING)
 
     @cached_property

