@@ -98,10 +98,14 @@ def need(doc: Mapping[str, Any], name: str, kind: type[Any]) -> Any:
 
 
 def _labels(env: StageEnv, doc: Mapping[str, Any]) -> dict[str, str]:
-    labels = {label: e.nreg for label, e in env.lexicon().label_index().items()}
+    """Label → nreg for citation binding. The evidence's acts bind first: a label shared by two catalog acts
+    means the one whose articles the writer was given."""
+    labels: dict[str, str] = {}
     hits = read(doc, "raw_hits", c.RawHits)
     for h in hits.hits if hits else []:
         labels.setdefault(h.act_label, h.act_nreg)
+    for label, e in env.lexicon().label_index().items():
+        labels.setdefault(label, e.nreg)
     return labels
 
 

@@ -82,7 +82,9 @@ class ActLexicon:
     def label_index(self) -> dict[str, LexiconEntry]:
         """Every printable label (abbreviations and «Закон «…»» labels) → entry, for citation parsing."""
         out: dict[str, LexiconEntry] = {}
-        for e in self.entries:
+        # An indexed act owns a label it shares with a repealed namesake (Закон «Про державну службу»: 889-19,
+        # not the 1993 law 3723-12 that the knowledge base does not hold).
+        for e in sorted(self.entries, key=lambda e: not e.indexed):
             out.setdefault(e.label, e)
             for a in e.abbreviations:
                 out.setdefault(a, e)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.text import content_lemmas, words
+from knowledge.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
 from pipeline.definitions import find_term
 from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
@@ -64,7 +64,11 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
                 if q_seq[i:i + n] == form:
                     add(entry.nreg, " ".join(form), "title", positions[i] if i < len(positions) else 0)
                     break
-    return sorted(found.values(), key=lambda cp: cp[1])
+    # A title shared by an indexed act and its repealed or amending namesakes ("державна служба": 889-19 and the
+    # 1993 law 3723-12) names the indexed one: the others would only declare a coverage gap the base does not have.
+    indexed_names = {cue.matched for cue, _ in found.values() if cue.how == "title" and cue.indexed}
+    kept = [cp for cp in found.values() if cp[0].indexed or cp[0].how != "title" or cp[0].matched not in indexed_names]
+    return sorted(kept, key=lambda cp: cp[1])
 
 
 _ACT_HEAD = re.compile(r"\b(?P<head>[Кк]одекс\w*|[Зз]акон(?:у|ом|і|ів|ами|и)?)\b")
@@ -72,6 +76,11 @@ _ADJ_BEFORE = re.compile(r"((?:[А-ЯІЇЄҐа-яіїєґ'’ʼ-]+(?:ого|о�
 _TAIL_AFTER = re.compile(
     r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і)[^\s,.;?!]+){1,4}))")
 PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
+# Words before "закон"/"кодекс" that ask about or point at an act rather than name one: «яким законом це
+# врегульовано?», «відповідно до чинного закону» — no act to resolve.
+_NAMELESS = frozenset({"який", "котрий", "цей", "той", "такий", "інший", "відповідний", "чинний", "окремий",
+                       "спеціальний", "якийсь", "будь-який", "кожний", "новий", "старий", "наш", "ваш", "мій",
+                       "свій", "ніякий", "жодний", "певний", "даний", "зазначений", "вказаний", "який-небудь"})
 
 
 def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, int] | None = None) -> list[str]:
@@ -84,6 +93,8 @@ def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, in
         if any(p - PHRASE_WINDOW[0] <= pos <= p + PHRASE_WINDOW[1] for pos in cue_positions):
             continue
         before = _ADJ_BEFORE.search(text[max(0, p - 60):p])
+        if before and all(lemma(w) in _NAMELESS for w in words(before.group(1))):
+            before = None
         after = _TAIL_AFTER.match(text[m.end():])
         phrase = (before.group(1) if before else "") + m.group("head") + (" " + after.group(1) if after else "")
         phrase = phrase.strip()
