@@ -1,16 +1,20 @@
 """The offline provider: deterministic and extractive. It reads only what the prompt gives it — the
-``<kb_context>`` sources and the question — and quotes the sentences of the best sources that share the most
-words with the question, citing each in the canonical form. It never cites a source it was not given, and never
-quotes a sentence that mentions an article outside its sources."""
+``<kb_context>`` sources and the question — and answers with the sentences of the whole evidence that answer the
+question best (its words, weighted by rarity; the figure a "скільки" question asks for), the best one first,
+citing each in the canonical form. It never cites a source it was not given, never quotes a sentence that mentions
+an article outside its sources, a chapter title or a repealed article's stub."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
-from functools import partial
+from dataclasses import dataclass
 from html import unescape
 
 from assemble.tokenizer import count_tokens
+from knowledge.lay_terms import expansions
 from knowledge.terms import clean_term, extract_terms, term_key
 from knowledge.text import content_lemmas
 from llm.types import Completion, Message
@@ -18,17 +22,33 @@ from pipeline.citations import find_citations, split_ref
 from pipeline.definitions import definition_term
 
 MODEL = "offline-extractive-1"
-MAX_SOURCES = 3
+MAX_SOURCES = 3  # law sources quoted in one answer
 MAX_SENTENCES_PER_SOURCE = 2
+MAX_QUOTES = 4  # the lead and the details together
+# A detail must weigh at least this share of the lead's score: the fourth-ranked article that shares one common
+# word with the question is not part of the answer (the old writer quoted the top three whatever they said).
+DETAIL_MIN_SHARE = 0.35
+CLIP_CHARS = 400
 
 _SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[^>]*>\n(?P<body>.*?)\n</source>',
                      re.S)
-MAX_CONTEXT_SOURCES = 2  # the user's documents, memory and earlier turns quoted beside the law
+MAX_CONTEXT_SOURCES = 2  # the user's documents and memory quoted beside the law
+QUOTED_CONTEXT_KINDS = ("doc", "memory")  # an earlier turn informs the search, it is not the user's material
 _GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
+_CLAUSES = re.compile(r"(?<=[,:])\s+")
 _STATEMENT_END = (".", ";", ":", "!", "?", "…")
 DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X - Y" sentence as a possible definition item
+# Not statements: a repealed article's stub ("{Статтю 81 виключено …}") and a chapter or section title.
+_REPEALED = re.compile(r"виключено|втратил[аиоі]?\s+чинність|втратив\s+чинність", re.I)
+_TITLE = re.compile(r"^(?:глава|розділ|підрозділ|параграф|§)\s*[0-9IVXLCІ]+", re.I)
+# A question asking for a figure ("скільки днів", "який строк", "розмір штрафу") prefers a sentence holding one.
+_FIGURE_WORDS = frozenset({"скільки", "строк", "термін", "розмір", "сума", "сумa", "тривалість", "вік", "день",
+                           "місяць", "рік", "година", "відсоток", "штраф", "мінімальний", "максимальний"})
+_FIGURE = re.compile(r"\d|\b(?:од(?:ин|на|ного)|дв[аоіу]\w*|тр[иь]\w*|чотир\w*|п'ят\w*|шіст\w*|сім\w*|"
+                     r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*)", re.I)
+FIGURE_BONUS = 0.5  # in units of the best-matching word's weight
 
 
 def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
@@ -45,23 +65,82 @@ def _defines(sentence: str, asked: str | None) -> bool:
     return bool(asked) and any(t.key == asked for t in extract_terms(sentence, DEFINITIONS_CONTEXT))
 
 
-def _best_sentences(body: str, question_lemmas: set[str], n: int, ok: Callable[[str], bool],
-                    asked: str | None = None) -> list[str]:
-    """The sentences sharing the most words with the question; for "Що означає термін «X»?" the item defining X
-    first — in a list of forty definitions every item shares the word "термін" with the question."""
-    sentences = [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15 and ok(s.strip())]
-    scored = []
-    for pos, s in enumerate(sentences):
-        overlap = len(question_lemmas & set(content_lemmas(s)))
-        scored.append((_defines(s, asked), overlap, -pos, s))
-    scored.sort(reverse=True)
-    chosen = [s for defines, overlap, _, s in scored[:n] if defines or overlap > 0] or sentences[:1]
-    return sorted(chosen, key=sentences.index)
+def is_statement(sentence: str) -> bool:
+    """A sentence a writer may quote as what the law says: not a repealed stub, not a chapter title."""
+    s = sentence.strip().lstrip("{[(").strip()
+    if _TITLE.match(s) or (s.isupper() and len(s) > 3):
+        return False
+    return not (_REPEALED.search(s) and len(s) < 200)
 
 
-def _clip(sentence: str, limit: int = 400) -> str:
+@dataclass(frozen=True)
+class _Quote:
+    ref: str
+    sentence: str
+    score: float
+    rank: int  # the source's position in the evidence
+    pos: int  # the sentence's position in its source
+
+
+STEM_CHARS = 6  # "звільнити" and "звільнення" are two lemmas of one idea: sentences are matched on stems
+
+
+def _unit(lemma_: str) -> str:
+    return lemma_[:STEM_CHARS]
+
+
+SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sentence of the n-th source ÷ (1 + 0.1 n)
+
+
+class _Scorer:
+    """How much a sentence answers the question: the question's words it holds (the statute's words for the
+    question's lay phrases count half), each weighted by its rarity among the candidate sentences — "працівник"
+    is in every labour article, "непрацездатності" marks the one that answers."""
+
+    def __init__(self, question: str, sentences: list[str]) -> None:
+        own = content_lemmas(question)
+        # the statute's words for a lay phrase are what the user asked about: full weight when choosing sentences
+        self.weights = {_unit(t): 1.0 for t in [*own, *expansions(own)]}
+        self.figure = bool(set(own) & _FIGURE_WORDS) or question.lower().startswith("скільки")
+        self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
+        n = len(sentences) or 1
+        df = Counter(t for lem in self.lemmas for t in lem if t in self.weights)
+        self.idf = {t: math.log(1 + n / (1 + df[t])) for t in self.weights}
+
+    def score(self, i: int, sentence: str) -> float:
+        matched = self.lemmas[i] & self.weights.keys()
+        value = sum(self.weights[t] * self.idf[t] for t in matched)
+        if value and self.figure and _FIGURE.search(sentence):
+            value += FIGURE_BONUS * max(self.idf.values(), default=0.0)
+        return value
+
+
+def _split(body: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15]
+
+
+def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) -> str:
+    """A long sentence is cut around the clauses that hold the question's words (and the figure they come with),
+    never blindly at its end, where the amount of a fine often stands."""
     sentence = sentence.rstrip(" ;:,.")
-    return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + " …"
+    if len(sentence) <= limit:
+        return sentence
+    clauses = _CLAUSES.split(sentence)
+    weight = [len(set(content_lemmas(c)) & (keep or set())) + (0.5 if _FIGURE.search(c) else 0) for c in clauses]
+    best = max(range(len(clauses)), key=lambda i: (weight[i], -i))
+    lo = hi = best
+    while True:  # grow the window towards the heavier neighbour while it fits
+        options = [j for j in (lo - 1, hi + 1) if 0 <= j < len(clauses)]
+        fits = [j for j in options if len(" ".join(clauses[min(lo, j):max(hi, j) + 1])) <= limit]
+        if not fits:
+            break
+        j = max(fits, key=lambda j: (weight[j], -abs(j - best)))
+        lo, hi = min(lo, j), max(hi, j)
+    text = " ".join(clauses[lo:hi + 1])
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0]
+    return ("… " if lo > 0 else "") + text.rstrip(" ;:,.") + (" …" if hi < len(clauses) - 1 or len(text) < len(
+        " ".join(clauses[lo:hi + 1])) else "")
 
 
 def _without_heading(body: str) -> tuple[str, str]:
@@ -70,7 +149,55 @@ def _without_heading(body: str) -> tuple[str, str]:
     return heading.strip(), text
 
 
+def _heading_line(body: str) -> str | None:
+    """A law block opens with the article's heading when it has one: a title, not a statement to quote."""
+    first = body.lstrip().split("\n", 1)[0].strip()
+    return first if "\n" in body.strip() and not first.endswith(_STATEMENT_END) else None
+
+
 _ORCH_OPTIONS = re.compile(r"<orch_options>(?P<options>.*?)</orch_options>", re.S)
+
+
+def _question(messages: list[Message]) -> str:
+    for m in reversed(messages):
+        match = _QUESTION.match(m.content.strip()) if m.role == "user" else None
+        if match:
+            return match.group("q").strip()
+    return ""
+
+
+def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
+                quotable: Callable[[str, str], bool]) -> list[_Quote]:
+    """Every quotable statement of every law source, scored; the item defining an asked term first."""
+    rows = [(rank, ref, pos, s) for rank, (ref, body) in enumerate(sources)
+            for pos, s in enumerate(x for x in _split(body) if x != _heading_line(body))
+            if is_statement(s) and quotable(ref, s)]
+    scorer = _Scorer(question, [s for *_, s in rows])
+    quotes = []
+    for i, (rank, ref, pos, s) in enumerate(rows):
+        score = scorer.score(i, s) / (1 + SOURCE_RANK_DECAY * rank) + (100.0 if _defines(s, asked) else 0.0)
+        quotes.append(_Quote(ref, s, score, rank, pos))
+    return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
+
+
+def _choose(quotes: list[_Quote]) -> list[_Quote]:
+    """The lead (the best sentence of the whole evidence) and the details that weigh enough beside it."""
+    if not quotes:
+        return []
+    lead = quotes[0]
+    if lead.score <= 0:  # nothing shares a word with the question: the first statement of the best source
+        return [min(quotes, key=lambda q: (q.rank, q.pos))]
+    chosen = [lead]
+    per_source = Counter([lead.ref])
+    for q in quotes[1:]:
+        if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
+            break
+        new_source = q.ref not in per_source
+        if per_source[q.ref] >= MAX_SENTENCES_PER_SOURCE or (new_source and len(per_source) >= MAX_SOURCES):
+            continue
+        chosen.append(q)
+        per_source[q.ref] += 1
+    return chosen
 
 
 def compose_answer(messages: list[Message]) -> str:
@@ -79,20 +206,15 @@ def compose_answer(messages: list[Message]) -> str:
     orch = _ORCH_OPTIONS.search(joined)
     if orch:  # an ORCH choice: deterministically keep the rule's preference, which is listed first
         return orch.group("options").split("|")[0].strip()
-    question = ""
-    for m in reversed(messages):
-        match = _QUESTION.match(m.content.strip()) if m.role == "user" else None
-        if match:
-            question = match.group("q").strip()
-            break
-    q_lemmas = set(content_lemmas(question))
+    question = _question(messages)
     term = definition_term(question)
     asked = term_key(clean_term(term)) if term else None
     found = list(_SOURCE.finditer(joined))
-    # Only law sources are cited; the user's documents, memory and earlier turns are quoted as theirs, never as
-    # a basis (a contract clause is not a norm).
-    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")][:MAX_SOURCES]
-    context = [_without_heading(m.group("body")) for m in found if m.group("kind")][:MAX_CONTEXT_SOURCES]
+    # Only law sources are cited; the user's documents and memory are quoted as theirs, never as a basis (a
+    # contract clause is not a norm), and after the law: an earlier turn or a document never leads the answer.
+    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")]
+    context = [_without_heading(m.group("body")) for m in found
+               if m.group("kind") in QUOTED_CONTEXT_KINDS][:MAX_CONTEXT_SOURCES]
     gap = _GAP.search(joined)
     lines: list[str] = []
     if gap:
@@ -101,37 +223,35 @@ def compose_answer(messages: list[Message]) -> str:
     allowed = [ref for ref, _ in sources]
     labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
 
-    def quotable(ref: str, body: str, n: int) -> list[str]:
-        # A law block opens with the article's heading when it has one: a title, not a statement to quote.
-        first = body.lstrip().split("\n", 1)[0].strip()
-        heading = first if "\n" in body.strip() and not first.endswith(_STATEMENT_END) else None
-        cites_only = partial(_cites_only, ref=ref, allowed=allowed, labels=labels)
-        found = _best_sentences(body, q_lemmas, n, lambda s: s != heading and cites_only(s), asked=asked)
-        return found or _best_sentences(body, q_lemmas, n, cites_only, asked=asked)
+    def quotable(ref: str, sentence: str) -> bool:
+        return _cites_only(sentence, ref=ref, allowed=allowed, labels=labels)
 
-    # A sentence of the user's material that names an article outside the law sources is not repeated: U11
-    # would rightly see it as a citation without evidence.
-    mine = [f"— «{_clip(s)}» ({heading})." for heading, body in context for s in quotable(heading, body, 1)]
-    if mine:
-        lines.append("З ваших матеріалів:\n" + "\n".join(mine))
+    keep = set(content_lemmas(question))
+    chosen = _choose(_candidates(sources, question, asked, quotable))
     if not sources:
         lines.append("У базі знань не знайдено норм, які відповідають на це питання; "
                      "відповідь без джерел я не надаю.")
-        return "\n\n".join(lines)
-
-    lead_source = next(((ref, body) for ref, body in sources if quotable(ref, body, 1)), None)
-    if lead_source is None:
+    elif not chosen:
         lines.append("Коротко: питання регулюють норми, наведені в підставах.")
     else:
-        lead = quotable(*lead_source, 1)[0]
         # With the act itself missing, what follows is related law, not the answer: say so.
         opener = "Пов'язані норми, які є в базі знань" if gap else "Коротко"
-        lines.append(f"{opener}: {_clip(lead)} ({lead_source[0]}).")
-        details = [f"— {_clip(s)} ({ref})." for ref, body in sources
-                   for s in quotable(ref, body, MAX_SENTENCES_PER_SOURCE) if s != lead]
+        lines.append(f"{opener}: {_clip(chosen[0].sentence, keep)} ({chosen[0].ref}).")
+        details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
         if details:
-            lines.append("Детальніше:\n" + "\n".join(details))
-    lines.append("Підстави: " + "; ".join(ref for ref, _ in sources) + ".")
+            lines.append("Детальніше:\n" + "\n".join(f"— {_clip(q.sentence, keep)} ({q.ref})." for q in details))
+    # A sentence of the user's material that names an article outside the law sources is not repeated: U11
+    # would rightly see it as a citation without evidence.
+    mine = []
+    for heading, body in context:
+        own = _candidates([(heading, body)], question, None, quotable)
+        if own and own[0].score > 0:
+            mine.append(f"— «{_clip(own[0].sentence, keep)}» ({heading}).")
+    if mine:
+        lines.append("З ваших матеріалів:\n" + "\n".join(mine))
+    if sources:
+        cited = list(dict.fromkeys(q.ref for q in chosen)) or allowed[:MAX_SOURCES]
+        lines.append("Підстави: " + "; ".join(cited) + ".")
     return "\n\n".join(lines)
 
 
