@@ -38,6 +38,15 @@ class CaseResult:
     ranked: tuple[str, ...]  # article keys "nreg#article" or act keys, best first
     rank: int | None  # 1-based rank of the first gold item within k, None when missed
     found: int  # gold items within k
+    act_hit: bool = False  # a gold act among the acts of the top ACT_TOP_N results
+    groups: tuple[str, ...] = ()  # the gold's groups (GROUPS), for per-group results
+
+
+ACT_TOP_N = 5  # "is the right act among the acts of the first five articles": what a reader skims
+HIT_KS = (1, 3, 5, 10)
+# Per-group results: the Constitution has no headings, codes compete with special laws for the same question.
+GROUPS = ("headed", "unheaded", "constitution", "code", "law")
+GroupOf = Callable[[EvalCase], tuple[str, ...]]
 
 
 @dataclass
@@ -68,9 +77,37 @@ class EvalReport:
     def misses(self) -> list[CaseResult]:
         return [r for r in self.results if r.found < len(self.gold_keys(r.case))]
 
+    def hit_at(self, k: int) -> float:
+        """Any gold item within the first k: what a user feels (recall@k counts every gold item)."""
+        return sum(1 for r in self.results if r.rank and r.rank <= k) / self.n if self.results else 0.0
+
+    @property
+    def act_hit(self) -> float:
+        return sum(1 for r in self.results if r.act_hit) / self.n if self.results else 0.0
+
+    def _metrics(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n, "recall_at_k": round(self.recall_at_k, 4), "mrr": round(self.mrr, 4)}
+        out.update({f"hit_at_{k}": round(self.hit_at(k), 4) for k in HIT_KS if k <= self.k})
+        out[f"act_hit_at_{ACT_TOP_N}"] = round(self.act_hit, 4)
+        return out
+
+    def subset(self, keep: Callable[[CaseResult], bool]) -> EvalReport:
+        return EvalReport(k=self.k, level=self.level, results=[r for r in self.results if keep(r)])
+
+    def by_act(self) -> dict[str, dict[str, Any]]:
+        acts = sorted({r.case.gold[0][0] for r in self.results})
+        return {a: self.subset(lambda r, a=a: r.case.gold[0][0] == a)._metrics() for a in acts}  # type: ignore[misc]
+
+    def by_group(self) -> dict[str, dict[str, Any]]:
+        out = {g: self.subset(lambda r, g=g: g in r.groups) for g in GROUPS}  # type: ignore[misc]
+        return {g: rep._metrics() for g, rep in out.items() if rep.n}
+
     def summary(self) -> dict[str, Any]:
-        return {"n": self.n, "recall_at_k": round(self.recall_at_k, 4), "mrr": round(self.mrr, 4), "k": self.k,
-                "level": self.level}
+        return {**self._metrics(), "k": self.k, "level": self.level}
+
+    def full(self) -> dict[str, Any]:
+        """The summary with results per act (of each case's first gold item) and per group."""
+        return {**self.summary(), "by_group": self.by_group(), "by_act": self.by_act()}
 
 
 def read_cases(path: Path, *, sample: int | None = None, seed: int = 0) -> tuple[list[EvalCase], int]:
@@ -117,14 +154,33 @@ def run_case(case: EvalCase, *, lexicon: ActLexicon, port: SearchPort, k: int, t
     return hits
 
 
+def case_groups(case: EvalCase, port: SearchPort, lexicon: ActLexicon) -> tuple[str, ...]:
+    """The first gold article's groups: headed or not (its indexed heading), and the Constitution, a code or a
+    law (its act's title)."""
+    nreg, article = case.gold[0]
+    entry = lexicon.get(nreg)
+    title = (entry.title if entry else "").lower()
+    kind = "constitution" if title.startswith("конституція") else ("code" if "кодекс" in title else "law")
+    chunks = port.article([nreg], article) if article else []
+    if not chunks:
+        return (kind,)
+    headed = any(str(p.get("heading") or "").strip() for p in chunks)
+    return ("headed" if headed else "unheaded", kind)
+
+
 def evaluate(cases: list[EvalCase], *, lexicon: ActLexicon, port: SearchPort, k: int, level: Level,
              top_k: int, on_case: Callable[[CaseResult], None] | None = None) -> EvalReport:
     report = EvalReport(k=k, level=level)
     for case in cases:
-        ranked = ranked_keys(run_case(case, lexicon=lexicon, port=port, k=k, top_k=top_k), level)[:k]
+        hits = run_case(case, lexicon=lexicon, port=port, k=k, top_k=top_k)
+        ranked = ranked_keys(hits, level)[:k]
+        acts = ranked_keys(hits, "act") if level == "act" else [key.split("#")[0] for key in ranked]
+        top_acts = set(list(dict.fromkeys(acts))[:ACT_TOP_N]) if level == "act" else set(acts[:ACT_TOP_N])
         gold = report.gold_keys(case)
         ranks = [ranked.index(g) + 1 for g in gold if g in ranked]
-        result = CaseResult(case, tuple(ranked), min(ranks) if ranks else None, len(ranks))
+        result = CaseResult(case, tuple(ranked), min(ranks) if ranks else None, len(ranks),
+                            act_hit=any(n in top_acts for n, _ in case.gold),
+                            groups=case_groups(case, port, lexicon))
         report.results.append(result)
         if on_case:
             on_case(result)

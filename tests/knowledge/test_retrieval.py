@@ -133,9 +133,16 @@ def test_eval_retrieval_scores_u1_to_u4_and_prints_json_last(catalog: None, tmp_
     lines = run_eval(str(path), "--k", "10", "--json")
     # then
     summary = json.loads(lines[-1])
-    assert summary == {"n": 3, "recall_at_k": pytest.approx(2 / 3, abs=1e-3), "mrr": summary["mrr"], "k": 10,
-                       "level": "article"}
+    assert {k: summary[k] for k in ("n", "recall_at_k", "k", "level")} == {
+        "n": 3, "recall_at_k": pytest.approx(2 / 3, abs=1e-3), "k": 10, "level": "article"}
     assert 0.5 <= summary["mrr"] <= 0.6667  # both found, one of them possibly not first
+    assert summary["hit_at_10"] == pytest.approx(2 / 3, abs=1e-3) and summary["act_hit_at_5"] == pytest.approx(
+        2 / 3, abs=1e-3)  # the Tax Code is not indexed: neither its article nor its act can be found
+    # per act (of the first gold item) and per group: the Constitution's article has no heading
+    assert summary["by_act"]["2755-17"]["hit_at_10"] == 0.0 and summary["by_act"]["322-08"]["hit_at_10"] == 1.0
+    assert summary["by_group"]["unheaded"] == {**summary["by_act"]["254к/96-вр"]}
+    assert summary["by_group"]["constitution"]["n"] == 1 and summary["by_group"]["code"]["n"] == 2  # КЗпП, ПКУ
+    assert "2755-17" not in json.dumps(summary["by_group"]["headed"])  # an unindexed gold has no heading known
     misses = [line for line in lines if line.startswith("MISS")]
     assert len(misses) == 1 and "2755-17#136" in misses[0]
     assert any("skipped 1 lines" in line for line in lines)

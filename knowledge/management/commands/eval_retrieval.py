@@ -15,8 +15,9 @@ from orch.ports import QdrantSearchPort, load_lexicon
 
 
 class Command(BaseCommand):
-    help = ("Run U1–U4 over a JSONL of {question, gold: [{act_nreg, article}]} and print recall@k, MRR and the "
-            "misses; with --json the last line is {n, recall_at_k, mrr, k, level}.")
+    help = ("Run U1–U4 over a JSONL of {question, gold: [{act_nreg, article}]} and print hit@k, recall@k, MRR, "
+            "the gold act in the top 5, results per group (and act) and the misses; with --json the last line is "
+            "{n, recall_at_k, mrr, hit_at_1.., act_hit_at_5, k, level, by_group, by_act}.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path)
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, default=None, help="evaluate a random sample of this many lines")
         parser.add_argument("--seed", type=int, default=0, help="seed of --sample")
         parser.add_argument("--show-misses", type=int, default=50, help="print at most this many misses")
+        parser.add_argument("--by-act", action="store_true", help="print the results per act too (always in --json)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["k"] <= 0:
@@ -47,9 +49,17 @@ class Command(BaseCommand):
             progress.finish()
         for line in iter_miss_lines(report, opts["show_misses"]):
             self.stdout.write(line)
-        s = report.summary()
+        s = report.full()
         if skipped:
             self.stdout.write(f"skipped {skipped} lines without a question and gold")
-        self.stdout.write(f"n={s['n']} level={s['level']} recall@{s['k']}={s['recall_at_k']:.4f} mrr={s['mrr']:.4f}")
+        for name, m in [*s["by_group"].items(), *(s["by_act"].items() if opts["by_act"] else [])]:
+            self.stdout.write(f"  {name:16s} {_line(m)}")
+        self.stdout.write(f"n={s['n']} level={s['level']} recall@{s['k']}={s['recall_at_k']:.4f} mrr={s['mrr']:.4f} "
+                          + _line(s, hits_only=True))
         if opts["json"]:
-            self.stdout.write(json.dumps(s))
+            self.stdout.write(json.dumps(s, ensure_ascii=False))
+
+
+def _line(m: dict[str, Any], *, hits_only: bool = False) -> str:
+    parts = [f"{k.replace('_at_', '@')}={v:.3f}" for k, v in m.items() if k.startswith(("hit_at", "act_hit"))]
+    return " ".join(parts if hits_only else [f"n={m['n']}", *parts, f"mrr={m['mrr']:.3f}"])
