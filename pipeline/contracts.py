@@ -91,6 +91,10 @@ class Hit(Section):
     score: float
     channel: str
     step: int
+    # the article's 0-based rank in each similarity signal's list (None: that signal did not find it); U5 reads
+    # whether both kinds of signal put it near the top
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
 
 
 class RawHits(Section):

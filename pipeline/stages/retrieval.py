@@ -52,12 +52,13 @@ class SearchPort(Protocol):
     def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
 
 
-def _hit(payload: dict[str, Any], score: float, channel: str, step: int) -> Hit:
+def _hit(payload: dict[str, Any], score: float, channel: str, step: int,
+         ranks: tuple[int | None, int | None] = (None, None)) -> Hit:
     return Hit(chunk_key=payload["chunk_key"], act_nreg=payload["act_nreg"], act_title=payload["act_title"],
                act_label=payload.get("act_label") or payload["article_ref"].rsplit(" ст. ", 1)[0],
                article=payload["article"], article_ref=payload["article_ref"], heading=payload.get("heading"),
                r2_key=payload["r2_key"], ordinal=int(payload.get("ordinal", 0)), score=score, channel=channel,
-               step=step)
+               step=step, lexical_rank=ranks[0], dense_rank=ranks[1])
 
 
 def article_key(payload: dict[str, Any]) -> str:
@@ -67,14 +68,19 @@ def article_key(payload: dict[str, Any]) -> str:
 Ranked = list[tuple[dict[str, Any], float]]
 
 
+Fused = list[tuple[list[dict[str, Any]], float, str, tuple[int | None, int | None]]]
+
+
 def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
          dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
-         heading_weight: float = HEADING_WEIGHT) -> list[tuple[list[dict[str, Any]], float, str]]:
-    """Articles by weighted RRF, each with its matched chunks (best first) and the channels that found it."""
+         heading_weight: float = HEADING_WEIGHT) -> Fused:
+    """Articles by weighted RRF, each with its matched chunks (best first), the channels that found it and its
+    rank in the lexical and the dense list."""
     scores: dict[str, float] = {}
     chunks: dict[str, dict[str, dict[str, Any]]] = {}
     channels: dict[str, list[str]] = {}
     dense_rank: dict[str, int] = {}
+    lexical_rank: dict[str, int] = {}
     # The heading field is lexical evidence too: the channel label stays "dense", "lexical" or "dense+lexical",
     # which U5 reads as the agreement of the two kinds of signal.
     lists = (("lexical", lexical, lexical_weight), ("lexical", heading or [], heading_weight),
@@ -91,6 +97,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank + 1)
             if name == "dense":
                 dense_rank[key] = rank
+            elif ranked is lexical:
+                lexical_rank[key] = rank
             if name not in channels.setdefault(key, []):
                 channels[key].append(name)
             rank += 1
@@ -98,8 +106,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     # against rank r in another): the dense rank breaks them, then the lexical order (the sort is stable).
     order = sorted((k for k in scores if scores[k] > 0), key=lambda k: (-scores[k], dense_rank.get(k, len(dense))))
     order = _one_per_text(order, {k: next(iter(chunks[k].values())) for k in order}, limit)
-    return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(sorted(channels[k])))
-            for k in order]
+    return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(sorted(channels[k])),
+             (lexical_rank.get(k), dense_rank.get(k))) for k in order]
 
 
 def _principal(payload: dict[str, Any]) -> tuple[bool, bool]:
@@ -152,7 +160,7 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                              heading=port.heading(step.query, step.act_filter, pool),
                              dense_weight=dense_weight,
                              lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT)
-                found = [_hit(p, s, ch, i) for ps, s, ch in fused for p in ps]
+                found = [_hit(p, s, ch, i, ranks) for ps, s, ch, ranks in fused for p in ps]
         except Exception as exc:  # a failed step is traced, not fatal: U5 sees the thin evidence, U6 may retry
             error = f"{type(exc).__name__}: {exc}"[:300]
         for h in found:

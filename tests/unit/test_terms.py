@@ -127,9 +127,9 @@ def test_copies_of_one_text_are_folded_into_the_principal_act() -> None:
     stub_b = payload("2-99", "Про інше", None, "5")
     # the amending act's copy ranks first, the code's copy third: one entry, at the first rank, showing the code
     fused = fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0), (stub_a, 0.5), (stub_b, 0.4)], 10)
-    assert [(ps[0]["act_nreg"], ps[0]["article"]) for ps, _, _ in fused] == [
+    assert [(ps[0]["act_nreg"], ps[0]["article"]) for ps, *_ in fused] == [
         ("1618-15", "129"), ("435-15", "3"), ("1-99", "5"), ("2-99", "5")]  # unsigned stubs stay apart
-    assert [ps[0]["act_nreg"] for ps, _, _ in fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0)], 2)] == [
+    assert [ps[0]["act_nreg"] for ps, *_ in fuse([], [(amending, 3.0), (other, 2.0), (code, 1.0)], 2)] == [
         "1618-15", "435-15"]
 
 

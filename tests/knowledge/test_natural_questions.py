@@ -1,0 +1,70 @@
+"""Questions as people ask them, answered end to end over the whole demo corpus (577 articles: the Labour Code, the
+Constitution, the laws on leave and on pay, the opening articles of four procedural codes) — enough competing law
+for the wrong article to win, as it did: the strike question led with ЦПК ст. 4 and the sick-leave one with КЗпП
+ст. 47, both labelled ``strong``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from knowledge.models import Act
+from knowledge.services import catalog_load, laws_ingest
+from tests.conftest import post_run
+from tests.support.corpus import DEMO_DIR
+
+DEMO_COLLECTION = {"LLDBI_COLLECTION": "demo_full", "LLDBI_TERMS_COLLECTION": "demo_full_terms"}
+
+
+@pytest.fixture(scope="session")
+def demo_index(django_db_blocker: Any) -> list[str]:
+    """The whole demo corpus in its own collection (the shared test slice is far smaller), embedded once."""
+    with override_settings(**DEMO_COLLECTION), django_db_blocker.unblock():
+        laws_ingest(path=DEMO_DIR / "demo_articles.jsonl", show_progress=False, update_catalog=False)
+    return ["322-08", "254к/96-ВР", "108/95-ВР", "504/96-ВР", "1618-15", "4651-17", "2747-15", "1798-12"]
+
+
+@pytest.fixture
+def demo_catalog(db: Any, demo_index: list[str]) -> Iterator[None]:
+    catalog_load(acts_path=DEMO_DIR / "catalog_acts.jsonl", aliases_path=DEMO_DIR / "act_aliases.jsonl")
+    Act.objects.filter(nreg__in=demo_index).update(indexed=True)
+    with override_settings(**DEMO_COLLECTION):
+        yield
+
+
+def ask(api: APIClient, capture: Any, question: str) -> dict[str, Any]:
+    with capture(execute=True):
+        created = post_run(api, question=question, specialist="labour")
+    assert created.status_code == 202, created.content
+    run: dict[str, Any] = api.get(f"/api/v1/runs/{created.json()['id']}").json()
+    assert run["status"] == "done", run
+    return run
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("question", "gold"), [
+    ("Хто має право на страйк для захисту своїх економічних і соціальних інтересів?", ("254к/96-ВР", "44")),
+    ("Чи може роботодавець звільнити мене, поки я на лікарняному?", ("322-08", "40")),
+], ids=["strike-constitution-44", "sick-leave-kzpp-40"])
+def test_a_lay_question_is_answered_first_from_the_article_that_answers_it(
+        api: APIClient, specialist: Any, demo_catalog: None, django_capture_on_commit_callbacks: Any,
+        question: str, gold: tuple[str, str]) -> None:
+    # when
+    run = ask(api, django_capture_on_commit_callbacks, question)
+    # then the first citation is the gold article, and the «Коротко» line quotes it
+    first = run["answer"]["citations"][0]
+    assert (first["act_nreg"], first["article"]) == gold, run["answer"]["text"]
+    lead = run["answer"]["text"].split("\n")[0]
+    assert lead.startswith("Коротко:") and lead.endswith(f"({first['article_ref']}).")
+
+
+@pytest.mark.django_db
+def test_the_sick_leave_answer_quotes_the_prohibition_itself(api: APIClient, specialist: Any, demo_catalog: None,
+                                                           django_capture_on_commit_callbacks: Any) -> None:
+    run = ask(api, django_capture_on_commit_callbacks, "Чи може роботодавець звільнити мене, поки я на лікарняному?")
+    lead = run["answer"]["text"].split("\n")[0]
+    assert "Не допускається звільнення" in lead and "тимчасової непрацездатності" in lead
