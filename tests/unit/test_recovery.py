@@ -41,10 +41,15 @@ def question(*, acts: tuple[ActCue, ...] = (), refs: tuple[ArticleRefCue, ...] =
                         goals=["Чи можна звільнити працівника?"], keywords=list(keywords), complexity="simple")
 
 
-def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08") -> Hit:
+def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08",
+        ranks: tuple[int | None, int | None] | None = None) -> Hit:
+    """``ranks``: the article's rank in the lexical and the dense list; by default read off the channel (a signal
+    that found it ranked it first)."""
+    if ranks is None:
+        ranks = (0 if "lexical" in channel else None, 0 if "dense" in channel else None)
     return Hit(chunk_key=f"{nreg}#st{article}#c0", act_nreg=nreg, act_title="Кодекс законів про працю України",
                act_label="КЗпП", article=article, article_ref=f"КЗпП ст. {article}", r2_key=f"k{article}",
-               ordinal=0, score=score, channel=channel, step=0)
+               ordinal=0, score=score, channel=channel, step=0, lexical_rank=ranks[0], dense_rank=ranks[1])
 
 
 def hits(*items: Hit) -> RawHits:
@@ -73,6 +78,11 @@ GATE_CASES = [
                  (False, "evidence_sufficient", "strong"), id="both-signals-agree"),
     pytest.param(question(), hits(hit("36", "dense"), hit("40", "lexical")), None,
                  (False, "evidence_sufficient", "partial"), id="signals-disagree"),
+    # both signals found the first article, but one of them not at its top: plentiful is not answering
+    pytest.param(question(), hits(hit("36", "dense+lexical", ranks=(0, 7)), hit("40", "dense+lexical")), None,
+                 (False, "evidence_sufficient", "partial"), id="found-by-both-but-not-both-at-the-top"),
+    pytest.param(question(), hits(hit("36", "lexical", ranks=(0, None)), hit("40", "dense+lexical")), None,
+                 (False, "evidence_sufficient", "partial"), id="second-article-agreement-is-not-the-answer"),
     pytest.param(question(), hits(hit("3", "definition", 0.9), hit("40", "lexical")), None,
                  (False, "definition_found", "strong"), id="article-defining-the-asked-term"),
     pytest.param(question(), hits(hit("3", "definition~", 0.7), hit("40", "lexical")), None,
