@@ -90,7 +90,7 @@ def test_no_snippet_text_is_written_to_the_run_context(store: SnippetStore, laye
 def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer_kept(
         store: SnippetStore, settings: Any) -> None:
     # given U9 may spend the whole envelope on law, so the kb layer has to give way to the specialist's layers
-    settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 420}
+    settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 560}
     settings.U9_MODE_SHARES = {"law": {"law": 1.0, "memory": 0.0, "history": 0.0}}
     # when
     prompt = prompt_of(run_u9(document(), env(store, layered=True)))
@@ -101,8 +101,8 @@ def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer
     assert [r.article_ref for r in prompt.law_source_refs] == kept
     assert [w for w in prompt.meta["warnings"] if w.startswith("kb_layer_truncated:")] == [
         f"kb_layer_truncated:{s.article_ref}" for s in prompt.snippets if s.article_ref not in kept]
-    assert prompt.meta["prompt_tokens"] <= 420 + count_tokens("Питання: Скільки триває відпустка?")
-    assert prompt.meta["layer_budget"]["total"] == 420 and prompt.meta["correction_ids"] == []
+    assert prompt.meta["prompt_tokens"] <= 560 + count_tokens("Питання: Скільки триває відпустка?")
+    assert prompt.meta["layer_budget"]["total"] == 560 and prompt.meta["correction_ids"] == []
 
 
 @pytest.mark.django_db
@@ -110,4 +110,5 @@ def test_the_overflow_error_leaves_u9_with_its_counts(store: SnippetStore, setti
     settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 30}
     with pytest.raises(PromptBudgetExceeded) as caught:
         run_u9(document(), env(store, layered=True))
-    assert caught.value.budget_tokens == 30 and set(caught.value.layer_tokens) == {"red_lines", "soul"}
+    assert caught.value.budget_tokens == 30 and set(caught.value.layer_tokens) == {"red_lines", "soul",
+                                                                                      "response_contract"}
