@@ -32,7 +32,7 @@ from pipeline.lexicon import ActLexicon
 from pipeline.stages.deliver import deliver
 from pipeline.stages.evidence import assemble_evidence, channels_to_probe
 from pipeline.stages.intake import intake
-from pipeline.stages.planning import plan_search
+from pipeline.stages.planning import plan_retry, plan_search
 from pipeline.stages.profiling import profile_query
 from pipeline.stages.reasoning import reason
 from pipeline.stages.retrieval import SearchPort, retrieve
@@ -131,30 +131,30 @@ def run_u4(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     write_: dict[str, BaseModel | None] = {}
     seeded = retry is not None and retry.state == "pending"
     if seeded and retry is not None:
-        # Seeded rerun: the plan's own steps are already in the previous trace and hits; run only the new
-        # seeded steps and merge, so nothing is paid twice for the same attempt.
+        # Seeded rerun: what the earlier passes searched is in their trace and hits; run only the searches the
+        # resolved acts and seeded queries add, and merge, so nothing is paid twice.
         intake_ = need(doc, "intake", c.Intake)
-        profile = need(doc, "query_profile", c.QueryProfile)
-        base = plan_search(question=intake_.normalized, profile=profile, top_k=env.config.top_k)
-        extra = plan_search(question=intake_.normalized, profile=profile, top_k=env.config.top_k,
-                            extra_queries=tuple(retry.seeded_queries), extra_acts=tuple(retry.act_hints))
-        plan = c.SearchPlan(steps=extra.steps[len(base.steps):] or base.steps, channels=plan.channels,
-                            docs_probe=plan.docs_probe)
+        done = read(doc, "retrieval_trace", c.RetrievalTrace)
+        steps = plan_retry(question=intake_.normalized, profile=need(doc, "query_profile", c.QueryProfile),
+                           top_k=env.config.top_k, retry=retry, done=done.steps if done else [])
+        plan = c.SearchPlan(steps=steps, channels=plan.channels, docs_probe=plan.docs_probe)
         write_["retrieval_retry_request"] = retry.model_copy(update={"state": "applied",
                                                                      "updated_at": env.now.isoformat()})
     hits, trace = retrieve(plan, env.search(), attempt=env.attempt, seeded=seeded)
     if seeded:
+        prev_trace = read(doc, "retrieval_trace", c.RetrievalTrace)
+        offset = len(prev_trace.steps) if prev_trace else 0  # the merged trace numbers its steps on
         previous = read(doc, "raw_hits", c.RawHits)
         merged = {h.chunk_key: h for h in (previous.hits if previous else [])}
         for h in hits.hits:
             if h.chunk_key not in merged or h.score > merged[h.chunk_key].score:
-                merged[h.chunk_key] = h
+                merged[h.chunk_key] = h.model_copy(update={"step": h.step + offset})
         hits = c.RawHits(hits=sorted(merged.values(), key=lambda h: h.score, reverse=True))
-        prev_trace = read(doc, "retrieval_trace", c.RetrievalTrace)
-        if prev_trace is not None:
-            trace = trace.model_copy(update={"steps": [*prev_trace.steps, *trace.steps]})
+        steps_ = [s.model_copy(update={"step": s.step + offset}) for s in trace.steps]
+        trace = trace.model_copy(update={"steps": [*(prev_trace.steps if prev_trace else []), *steps_]})
     write_.update({"raw_hits": hits, "retrieval_trace": trace})
     return StageResult(write_, {"hits": len(hits.hits), "seeded": seeded,
+                                "searches": [[s.kind, s.query, s.act_filter] for s in plan.steps],
                                 "errors": [s.error for s in trace.steps if s.error]})
 
 
