@@ -213,7 +213,7 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
             if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
                 _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
                 return
-            document = apply(document, mask=decision.mask, reset=decision.reset)
+            document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
             ctx.document, ctx.version = document, ctx.version + 1
             ctx.save(update_fields=["document", "version", "updated_at"])
             if stage == "U1":
