@@ -113,3 +113,15 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
         state="pending", reason=gate_decision.reason, seeded_queries=[q for q in seeded if q.strip()],
         act_hints=hints, attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
     return RecoveryOutcome(trace, request, gap, None, "retry_requested")
+
+
+def gap_for_answer(chosen: ClarificationOption, gap: CoverageGap | None) -> CoverageGap | None:
+    """The coverage gap once the user has picked an act (seed 002 coverage-gap honesty). An act the catalog knows
+    but LLDBI does not index joins the gap: bound to it, U7 keeps none of U4's hits, and the answer must say the
+    act could not be consulted instead of delivering nothing with no reason."""
+    if chosen.indexed:
+        return gap
+    acts = list(gap.acts) if gap else []
+    if not any(a.get("nreg", "").lower() == chosen.nreg.lower() for a in acts):
+        acts.append({"nreg": chosen.nreg, "title": chosen.title or chosen.label})
+    return CoverageGap(reason=ACT_FOUND_IN_CATALOG_NOT_INDEXED, acts=acts)

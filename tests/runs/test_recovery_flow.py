@@ -120,3 +120,28 @@ def test_the_clarify_command_resumes_a_waiting_run_and_refuses_a_finished_one(
         call_command("clarify", waiting["id"], "--option", "1618-15")
     with pytest.raises(CommandError, match="no run"):
         call_command("clarify", "not-a-run", "--option", "1618-15")
+
+
+@pytest.mark.django_db
+def test_a_clarification_answered_with_an_act_not_indexed_ends_in_a_coverage_gap_for_it(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    # given the Commercial Procedure Code is in the catalog but not indexed, and the user picks it
+    from knowledge.models import Act
+
+    Act.objects.filter(nreg="1798-12").update(indexed=False)
+    run = start(api, django_capture_on_commit_callbacks, "Що передбачає стаття 4 процесуального кодексу?")
+    assert run["status"] == "awaiting_clarification", run
+    assert "1798-12" in {o["nreg"] for o in run["clarification"]["options"]}
+    # when
+    with django_capture_on_commit_callbacks(execute=True):
+        answered = api.post(f"/api/v1/runs/{run['id']}/clarification", {"option": "1798-12"}, format="json")
+    assert answered.status_code == 202, answered.content
+    # then the run says the act is not in the knowledge base, and cites nothing in its name
+    done = api.get(f"/api/v1/runs/{run['id']}").json()
+    assert done["status"] == "done", done
+    assert done["coverage_gap"] == {"reason": "ACT_FOUND_IN_CATALOG_NOT_INDEXED",
+                                    "acts": [{"nreg": "1798-12", "title": "Господарський процесуальний кодекс України"}]}
+    assert "Господарський процесуальний кодекс України" in done["answer"]["text"]
+    assert "немає в базі" in done["answer"]["text"]
+    assert all(c["act_nreg"] != "1798-12" for c in done["answer"]["citations"])
+    assert done["support_level"] != "strong"
