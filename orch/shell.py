@@ -27,7 +27,7 @@ from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInp
 from orch.runners import RUNNERS, StageConfig, StageEnv
 from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
-from recovery.recover import Resolution
+from recovery.recover import DOCLIST_UNAVAILABLE, Resolution
 from runs.models import Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def doclist_port() -> Callable[[str], Resolution] | None:
             answer = doclist_client.resolve(query)
         except doclist_client.DoclistUnavailable as exc:  # U6 forwards or retries; it never guesses an act
             logger.warning("DocList unavailable", extra={"error": str(exc)})
-            return Resolution(query=query, reason="DOCLIST_UNAVAILABLE")
+            return Resolution(query=query, reason=DOCLIST_UNAVAILABLE)
         return Resolution(query=query, reason=str(answer.reason),
                           candidates=[_as_dict(c) for c in answer.candidates])
 

@@ -50,8 +50,8 @@ def gate(expand: bool, reason: str) -> GateDecision:
     return GateDecision(expand=expand, reason=reason, support_level="partial" if expand else "strong")
 
 
-def retry(state: str, attempt: int = 1) -> RetrievalRetryRequest:
-    return RetrievalRetryRequest(state=state, reason="named_article_missing", seeded_queries=["звільнення"],
+def retry(state: str, attempt: int = 1, reason: str = "named_article_missing") -> RetrievalRetryRequest:
+    return RetrievalRetryRequest(state=state, reason=reason, seeded_queries=["звільнення"],
                                  attempt=attempt, max=LIMITS.u6_retry_max, requested_at=STAMP, updated_at=STAMP)
 
 
@@ -102,6 +102,13 @@ ORCH_RULES = [
                           write={"retrieval_retry_request": {"state": "exhausted"}}),
                    id=f"{stage}-retry-over-its-bound-is-exhausted-support-none-stays-none")
       for stage in ("U7", "U11")),
+    # DocList unreachable (seed 002): a direct retry through U4 (DocList is asked again by the next U6), then
+    # forward with the gap declared
+    pytest.param(run("U6", doc(retrieval_retry_request=retry("pending", reason="doclist_unavailable"))),
+                 Expect("RUN_U4", mask=DOWNSTREAM_OF_RETRIEVAL, reason_has="doclist_unavailable"),
+                 id="U6-doclist-unavailable-retries-directly-through-U4"),
+    pytest.param(run("U6", doc(retrieval_retry_request=retry("exhausted", reason="doclist_unavailable"))),
+                 Expect("RUN_U7"), id="U6-doclist-still-unavailable-forwards-to-U7"),
     pytest.param(run("U6", doc(retrieval_retry_request=retry("deferred"))), Expect(ASK_CLARIFICATION),
                  id="U6-deferred-asks-for-clarification"),
     pytest.param(run("U6", doc(retrieval_retry_request=retry("exhausted"))), Expect("RUN_U7"),

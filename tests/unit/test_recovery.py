@@ -18,12 +18,14 @@ from pipeline.contracts import (
     RetrievalTrace,
     TraceStep,
 )
+from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
 from recovery.gate import GatePolicy, gate
 from recovery.recover import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,
     ACT_NOT_FOUND_IN_CATALOG,
     AMBIGUOUS_ACT_MATCH,
+    DOCLIST_UNAVAILABLE,
     Resolution,
     recover,
 )
@@ -226,3 +228,26 @@ def test_an_indexed_act_found_by_doclist_seeds_a_rerun_with_that_act():
 
     assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "pending"
     assert out.retrieval_retry_request.act_hints == ["504/96-ВР"]
+
+
+@pytest.mark.parametrize(("retry_max", "state", "note"), [(1, "pending", "doclist_unavailable_retry"),
+                                                          (0, "exhausted", "doclist_unavailable_forwarded")])
+def test_doclist_unavailable_is_retried_within_the_bound_then_declared_as_a_gap(retry_max: int, state: str,
+                                                                                 note: str) -> None:
+    # given DocList did not answer for the act the question names
+    profile = question().model_copy(update={"unresolved_act_phrases": ["Закон про неіснуюче"]})
+    down = Resolution(query="Закон про неіснуюче", reason=DOCLIST_UNAVAILABLE)
+    # when
+    out = recover(gate_decision=decided("act_unresolved"), profile=profile, previous=None, resolutions=(down,),
+                  clarification=None, max_options=6, retry_max=retry_max, now=NOW)
+    # then
+    assert out.note == note
+    assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == state
+    assert out.retrieval_retry_request.reason == "doclist_unavailable"
+    if state == "pending":
+        assert out.coverage_gap is None and out.retrieval_retry_request.seeded_queries == []
+    else:
+        assert out.coverage_gap is not None
+        assert out.coverage_gap.reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
+        assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче",
+                                          "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE}]
