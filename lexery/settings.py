@@ -208,6 +208,9 @@ if PRODUCTION and LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
 
 # --- pipeline bounds (every loop has a named bound) -----------------------------------------------------
 RUN_MAX_STEPS = env.int("RUN_MAX_STEPS", default=40)  # global step cap per run: ends runaway runs
+# A stage whose RunContext moved while it computed recomputes on the new document this many times, then fails the
+# run with ContextConflict (a second writer that keeps racing is a bug to see, not to retry forever).
+STAGE_CONFLICT_RETRY_MAX = env.int("STAGE_CONFLICT_RETRY_MAX", default=2)
 U6_DIRECT_RETRY_MAX = env.int("U6_DIRECT_RETRY_MAX", default=1)
 U11_DIRECT_WRITE_RETRY_MAX = env.int("U11_DIRECT_WRITE_RETRY_MAX", default=1)
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=4000)

@@ -139,3 +139,91 @@ def test_a_flag_flipped_mid_run_does_not_change_that_run(specialist, catalog, dj
     with django_capture_on_commit_callbacks(execute=True):
         later = run_create(org=specialist.org, specialist=specialist, question="Скільки триває щорічна відпустка?")
     assert StageEvent.objects.get(run=later, stage="U9").detail["assembler"] == "layered"
+
+
+# --- ContextConflict: the document moved while the stage computed -------------------------------------------
+def u12_ready() -> dict[str, Any]:
+    """A document U12 can deliver from; ORCH ends the run after it, so nothing else is enqueued."""
+    draft = c.Draft(text="Відпустка триває 24 дні (КЗпП ст. 75).", provider="offline", model="m", attempt=1,
+                    citations=[c.Citation(article_ref="КЗпП ст. 75", act_nreg="322-08", article="75")])
+    verified = c.VerifyResult(verdict="complete",
+                              citations=[c.CitationCheck(article_ref="КЗпП ст. 75", status="supported")])
+    return {"draft": dump(draft), "verify_result": dump(verified),
+            "evidence_assembly": dump(c.EvidenceAssembly(items=[], support_level="strong"))}
+
+
+def racing_writer(run: Run, note: dict[str, Any]) -> tuple[Any, Any]:
+    """A second writer (a real connection in its own thread): it locks the run's document, changes it, and commits
+    only once the stage under test is blocked on that lock — after the stage read its snapshot."""
+    import threading
+
+    from django.db import connection, transaction
+
+    ready, done = threading.Event(), threading.Event()
+
+    def write() -> None:
+        try:
+            with transaction.atomic():
+                ctx = RunContext.objects.select_for_update().get(run=run)
+                ctx.document = {**ctx.document, "resume": note}
+                ctx.version += 1
+                ctx.save(update_fields=["document", "version"])
+                ready.set()
+                with connection.cursor() as cur:  # wait until a backend of this database waits for our lock
+                    for _ in range(200):
+                        cur.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                    "AND wait_event_type = 'Lock'")
+                        if cur.fetchone()[0]:
+                            break
+                        threading.Event().wait(0.05)
+        finally:
+            connection.close()
+            done.set()
+
+    threading.Thread(target=write, daemon=True).start()
+    assert ready.wait(10)
+    return ready, done
+
+
+def requires_postgres() -> None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks between two connections: PostgreSQL (make test runs the suite there first)")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_document_moved_during_a_stage_is_recomputed_never_overwritten(specialist, settings):
+    requires_postgres()
+    # given a run at U12, and another writer changing its document while U12 computes
+    run = Run.objects.create(org=specialist.org, specialist=specialist, question="Скільки триває відпустка?",
+                             status="running")
+    RunContext.objects.create(run=run, document=u12_ready(), version=3)
+    _, done = racing_writer(run, {"action": "RUN_U7", "reason": "the other writer"})
+    # when
+    execute_stage(str(run.pk), "U12", 1)
+    assert done.wait(10)
+    # then the stage ran again on the new document: both writes are there, in order, and the run is done
+    ctx = RunContext.objects.get(run=run)
+    assert ctx.version == 5
+    assert ctx.document["resume"]["reason"] == "the other writer" and ctx.document["answer"]["citations"]
+    event = StageEvent.objects.get(run=run, stage="U12")
+    assert (event.outcome, event.detail["context_conflicts"]) == ("ok", 1)
+    assert Run.objects.get(pk=run.pk).status == "done"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_conflict_past_its_bound_fails_the_run_with_a_clear_error(specialist, settings):
+    requires_postgres()
+    settings.STAGE_CONFLICT_RETRY_MAX = 0
+    run = Run.objects.create(org=specialist.org, specialist=specialist, question="Скільки триває відпустка?",
+                             status="running")
+    RunContext.objects.create(run=run, document=u12_ready(), version=3)
+    _, done = racing_writer(run, {"action": "RUN_U7", "reason": "the other writer"})
+    execute_stage(str(run.pk), "U12", 1)
+    assert done.wait(10)
+    run.refresh_from_db()
+    assert run.status == "failed" and "ContextConflict: RunContext moved from v3 to v4 during U12" in run.error
+    ctx = RunContext.objects.get(run=run)
+    assert ctx.version == 4 and "answer" not in ctx.document  # the other write stands, nothing overwrote it
+    assert StageEvent.objects.get(run=run, stage="U12").outcome == "error"
