@@ -49,10 +49,14 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
         steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))
     for q in extra_queries:
         steps.append(SearchStep(kind="hybrid", query=q, act_filter=indexed_acts, limit=top_k))
-    # the record of what U7 may search besides law (history depends on the run, not the question: U7 decides it)
+    # the record of what U7 may search besides law
     channels = ["lldbi_chunks"] if profile.law_only else ["lldbi_chunks", "docs"]
     if profile.mode in ("mixed", "memory"):
         channels.append("memory")
+    # Seed 001: a law-only plan works with legislation chunks only. A follow-up is the exception: "А для
+    # неповнолітніх?" means nothing without the previous turn, which the writer needs to answer it.
+    if previous_question and (not profile.law_only or follow_up):
+        channels.append("history")
     return SearchPlan(steps=steps, channels=channels, docs_probe=not profile.law_only)
 
 
