@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from assemble.config import assemble_config, counter_for_encoding, triage_settin
 from assemble.layers import PROMPT_ASSEMBLER_VERSION
 from assemble.ports import triage_ask
 from assemble.prompt import SourceBlock
-from assemble.render import layered_prompt, legacy_prompt, writer_prompt_from_context
+from assemble.render import kb_room, layered_prompt, legacy_prompt, writer_prompt_from_context
 from assemble.selectors import correction_get_many, correction_list_for_run
 from assemble.triage import Triage, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
@@ -255,15 +255,19 @@ def _u9_triage(env: StageEnv, question: str, profile: c.QueryProfile, plan: c.Se
                              ask=triage_ask(env.gateway(), ts.model, ts.timeout_s), model=ts.model)
 
 
+def _u9_layer_budgets(env: StageEnv, mode: str, cfg: AssembleConfig) -> tuple[int, dict[str, int]]:
+    budget = budget_for(env.config.budget_profile, mode, cfg)
+    return budget.total_tokens, layer_budgets(budget.total_tokens, budget.evidence_tokens, cfg)
+
+
 def _u9_layered(env: StageEnv, prompt: c.AssembledPrompt, blocks: list[SourceBlock], intake_: c.Intake,
                 mode: str, gap: c.CoverageGap | None, cfg: AssembleConfig) -> c.AssembledPrompt:
-    budget = budget_for(env.config.budget_profile, mode, cfg)
-    budgets = layer_budgets(budget.total_tokens, budget.evidence_tokens, cfg)
-    layer_budget = {"total": budget.total_tokens, "layers": budgets}
+    total, budgets = _u9_layer_budgets(env, mode, cfg)
+    layer_budget = {"total": total, "layers": budgets}
     corrections = correction_list_for_run(run_id=env.run_id, limit=settings.PROMPT_CORRECTIONS_MAX)
     # PromptBudgetExceeded propagates: the run fails with its counts rather than send an over-budget prompt.
     wp = layered_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized, coverage_gap=gap,
-                        corrections=corrections, total_tokens=budget.total_tokens, budgets=budgets,
+                        corrections=corrections, total_tokens=total, budgets=budgets,
                         count=env.count_tokens, block_tokens=[s.tokens for s in prompt.snippets])
     kept = set((wp.kept_refs or {}).get("kb", ()))
     meta = {**prompt.meta, "assembler": "layered", "prompt_assembler_version": PROMPT_ASSEMBLER_VERSION,
@@ -286,11 +290,18 @@ def run_u9(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     texts, warnings = env.snippets().get_many([k for i in evidence.items for k in i.r2_keys])
     triage = _u9_triage(env, intake_.normalized, profile, plan, evidence, cfg)
     gap = _coverage_gap(doc)
+    layered = env.flags.get(PROMPT_ASSEMBLER_ENABLED, False)
+    sizing = cfg
+    if layered:  # the evidence is sized to what the kb layer can hold beside the layers that outrank it
+        total, budgets = _u9_layer_budgets(env, profile.mode, cfg)
+        room = kb_room(profile=intake_.specialist, coverage_gap=gap, total_tokens=total, budgets=budgets,
+                       count=env.count_tokens, sources=len(evidence.items))
+        sizing = replace(cfg, profile_tokens={**cfg.profile_tokens, env.config.budget_profile: max(room, 1)})
     prompt, blocks = assemble_prompt(evidence=evidence, profile=profile, plan=plan, texts=texts,
                                      load_warnings=warnings, budget_profile=env.config.budget_profile,
                                      tokenizer_id=env.tokenizer_id, count=env.count_tokens, now=env.now,
-                                     coverage_gap=gap, triage=triage, config=cfg)
-    if env.flags.get(PROMPT_ASSEMBLER_ENABLED, False):
+                                     coverage_gap=gap, triage=triage, config=sizing)
+    if layered:
         prompt = _u9_layered(env, prompt, blocks, intake_, profile.mode, gap, cfg)
     else:
         legacy = legacy_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized,
