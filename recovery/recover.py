@@ -99,8 +99,7 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
     attempt = (previous.attempt if previous else 0) + 1
     unchecked = [r for r in resolutions if r.reason == DOCLIST_UNAVAILABLE]
     if unchecked:
-        return _doclist_unavailable(trace, gate_decision, profile, previous, unchecked, gap, found_hints, attempt,
-                                    retry_max, stamp)
+        return _doclist_unavailable(trace, profile, previous, unchecked, gap, found_hints, attempt, retry_max, stamp)
     if gate_decision.reason not in RETRYABLE and not found_hints:
         return RecoveryOutcome(trace, previous, gap, None, "no_retry_for_reason")
     if gate_decision.reason == "act_unresolved" and not found_hints:
@@ -133,7 +132,7 @@ def gap_for_answer(chosen: ClarificationOption, gap: CoverageGap | None) -> Cove
     return CoverageGap(reason=ACT_FOUND_IN_CATALOG_NOT_INDEXED, acts=acts)
 
 
-def _doclist_unavailable(trace: DoclistTrace, gate_decision: GateDecision, profile: QueryProfile,
+def _doclist_unavailable(trace: DoclistTrace, profile: QueryProfile,
                          previous: RetrievalRetryRequest | None, unchecked: Sequence[Resolution],
                          gap: CoverageGap | None, found_hints: list[str], attempt: int, retry_max: int,
                          stamp: str) -> RecoveryOutcome:

@@ -69,12 +69,13 @@ def plan_retry(*, question: str, profile: QueryProfile, top_k: int, retry: Retri
     """The searches of a seeded U6→U4 rerun (seeds 001/002): the plan as it would be with the acts recovery
     resolved and its seeded queries — the question within those acts, the named articles fetched from them, the
     seeded queries — less every search the previous passes already ran (``done``, their trace): each is paid once.
+    A search that failed (a transient Qdrant error) was not paid for: the direct retry runs it again.
 
     The acts DocList found change the earlier steps too (an article without an act gets one, the question gets a
     filter), so the rerun is not "the steps appended after the plan's own"."""
     full = plan_search(question=question, profile=profile, top_k=top_k, extra_queries=tuple(retry.seeded_queries),
                        extra_acts=tuple(retry.act_hints))
-    paid = {_signature(s.kind, s.query, s.act_filter) for s in done}
+    paid = {_signature(s.kind, s.query, s.act_filter) for s in done if s.error is None}
     steps: list[SearchStep] = []
     for step in full.steps:
         sig = _signature(step.kind, step.query, step.act_filter)

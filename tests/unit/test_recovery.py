@@ -251,3 +251,29 @@ def test_doclist_unavailable_is_retried_within_the_bound_then_declared_as_a_gap(
         assert out.coverage_gap.reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
         assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче",
                                           "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE}]
+
+
+# --- what a seeded rerun searches (pipeline/stages/planning.plan_retry) -------------------------------------
+def test_a_rerun_searches_within_the_resolved_act_and_repeats_only_the_searches_that_failed() -> None:
+    from pipeline.stages.planning import plan_retry, plan_search
+
+    # given a question naming no act, whose first pass searched the question unfiltered — and failed once
+    profile = question(keywords=("звільнення", "прогул"))
+    first = plan_search(question="Чи можна звільнити за прогул?", profile=profile, top_k=12)
+    done = [TraceStep(step=i, kind=s.kind, query=s.query, act_filter=s.act_filter, n_hits=0, latency_ms=1.0,
+                      error=None) for i, s in enumerate(first.steps)]
+    retry = RetrievalRetryRequest(state="pending", reason="act_unresolved", seeded_queries=["звільнення прогул"],
+                                  act_hints=["322-08"], attempt=1, max=1, requested_at="t", updated_at="t")
+    # when
+    steps = plan_retry(question="Чи можна звільнити за прогул?", profile=profile, top_k=12, retry=retry,
+                       done=done)
+    # then the question within the act DocList found, and the seeded query, not the unfiltered question again
+    searched = [(s.kind, s.query, s.act_filter) for s in steps]
+    assert ("hybrid", "Чи можна звільнити за прогул?", ["322-08"]) in searched
+    assert ("hybrid", "звільнення прогул", ["322-08"]) in searched
+    assert ("hybrid", "Чи можна звільнити за прогул?", []) not in searched
+    # …unless that search failed: a failed search was never paid for
+    failed = [d.model_copy(update={"error": "timeout"}) for d in done]
+    again = plan_retry(question="Чи можна звільнити за прогул?", profile=profile, top_k=12, retry=retry,
+                       done=failed)
+    assert ("hybrid", "Чи можна звільнити за прогул?", []) in [(s.kind, s.query, s.act_filter) for s in again]
