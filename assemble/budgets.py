@@ -27,10 +27,10 @@ MODE_SHARES: dict[str, dict[str, float]] = {
 SIGNAL_WEIGHTS: dict[str, float] = {"prior": 0.4, "score": 0.35, "volume": 0.15, "explicit": 0.10}
 
 # Token budget of each truncatable layer as a share of the envelope (seed 004 "per-layer token budgets").
-# red_lines, crisis and soul are never truncated and have no budget; kb's budget is the evidence channels' caps.
-LAYER_SHARES: dict[str, float] = {"directives": 0.10, "skill": 0.10, "role": 0.05, "correction": 0.10,
-                                  "response_contract": 0.05}
-TRUNCATABLE_LAYERS = ("directives", "skill", "role", "correction", "response_contract")
+# red_lines, crisis, soul and response_contract (the runtime tail: answer format and writer rules) are never
+# truncated and have no budget; kb's budget is the evidence channels' caps, less what the never-truncated need.
+LAYER_SHARES: dict[str, float] = {"directives": 0.10, "skill": 0.10, "role": 0.05, "correction": 0.10}
+TRUNCATABLE_LAYERS = ("directives", "skill", "role", "correction")
 
 # Below this many tokens a cut snippet says too little to be worth its header.
 MIN_USEFUL_TOKENS = 40

@@ -1,8 +1,11 @@
 """The P3.1 layered prompt assembler (seed 004): layers in, ``{assembled_context, layer_manifest}`` out. Pure.
 
 Order is priority: red_lines > crisis > directives > skill > soul > role > kb > correction > response_contract.
-red_lines, crisis and soul are never truncated. Every other layer is first held to its own token budget, then,
-while the whole is still over the total budget, the lowest-priority truncatable layer gives way first. A layer
+red_lines, crisis and soul are never truncated, and neither is response_contract: it is the runtime tail (the
+specialist's answer format and the writer's citation rules), which seed 004 keeps outside the truncatable body —
+a writer that lost its rules would cite freely. Every other layer is first held to its own token budget, capped
+by what the never-truncated layers leave, then, while the whole is still over the total budget, the
+lowest-priority truncatable layer gives way first. A layer
 is cut by whole segments from its end — sentences for prose, lines for directives, whole ``<source>`` blocks for
 kb — so what stays is always well formed. Absent layers are omitted. When the never-truncate layers alone exceed
 the budget nothing is sent: ``PromptBudgetExceeded`` carries the counts.
@@ -25,7 +28,7 @@ LayerId = Literal["red_lines", "crisis", "directives", "skill", "soul", "role", 
                   "response_contract"]
 LAYER_ORDER: tuple[LayerId, ...] = ("red_lines", "crisis", "directives", "skill", "soul", "role", "kb",
                                     "correction", "response_contract")
-NEVER_TRUNCATE: frozenset[str] = frozenset({"red_lines", "crisis", "soul"})
+NEVER_TRUNCATE: frozenset[str] = frozenset({"red_lines", "crisis", "soul", "response_contract"})
 LAYER_SEPARATOR = "\n\n"
 # A seam between two joined texts can merge a token or two (BPE); one extra segment per pass covers it. Each pass
 # re-counts only the finished context, and a handful is more than any real prompt has needed.
@@ -153,8 +156,12 @@ def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_
     if required > total_tokens:
         raise PromptBudgetExceeded(budget_tokens=total_tokens, required_tokens=required, layer_tokens=never_tokens)
 
+    # No truncatable layer may take the room the never-truncated ones need (the kb's budget is the evidence caps,
+    # which can be the whole envelope): each is held to the smaller of its budget and what they leave.
+    room = total_tokens - required - sep_tokens * (len(work) - len(never))
     for w in work:  # each truncatable layer is first held to its own budget
         if w.budget is not None:
+            w.budget = max(min(w.budget, room), 0)
             w.fit(w.budget)
 
     def estimated_total() -> int:

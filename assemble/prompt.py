@@ -36,10 +36,15 @@ def render_source(block: SourceBlock) -> str:
 
 
 def render_coverage_gap(coverage_gap: CoverageGap | None) -> str | None:
+    """One tag per reason (an act DocList could not check carries its own): the usual single reason renders
+    exactly as before."""
     if coverage_gap is None or not coverage_gap.acts:
         return None
-    names = "; ".join(a.get("title") or a.get("nreg", "") for a in coverage_gap.acts)
-    return f"<coverage_gap reason={quoteattr(coverage_gap.reason)}>{names}</coverage_gap>"
+    by_reason: dict[str, list[str]] = {}
+    for a in coverage_gap.acts:
+        by_reason.setdefault(a.get("reason") or coverage_gap.reason, []).append(a.get("title") or a.get("nreg", ""))
+    return "\n".join(f"<coverage_gap reason={quoteattr(reason)}>{'; '.join(names)}</coverage_gap>"
+                     for reason, names in by_reason.items())
 
 
 def render_kb_context(blocks: list[SourceBlock], coverage_gap: CoverageGap | None = None) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from assemble.budgets import AssembleConfig, layer_budgets
 from assemble.layers import (
+    LAYER_SEPARATOR,
     Layer,
     TokenCounter,
     assemble_layers,
@@ -131,6 +132,22 @@ def specialist_layers(*, profile: SpecialistProfile, blocks: list[SourceBlock], 
               segment_refs=tuple(f"correction:{c.id}" for c in corrections)) if corrections else None,
         prose_layer("response_contract", response),
     ]
+
+
+def kb_room(*, profile: SpecialistProfile, coverage_gap: CoverageGap | None, total_tokens: int,
+            budgets: Mapping[str, int], count: TokenCounter, sources: int) -> int:
+    """The tokens the kb layer's sources can have in a layered prompt: the envelope less every layer that outranks
+    kb as it will be fitted (red lines, soul and the runtime tail whole; directives, skill and role to their
+    budgets), the separators, the kb markup (with the coverage gap) and one joiner per source. U9 sizes the
+    evidence to this, so the kb layer cuts sentences where U9 could, instead of dropping whole sources. The
+    correction layer ranks below kb and takes only what kb leaves."""
+    layers = specialist_layers(profile=profile, blocks=[], coverage_gap=None, corrections=[])
+    fitted = assemble_layers(layers, total_tokens=total_tokens, layer_budgets=budgets, count=count)
+    shell = kb_layer([SourceBlock("", "", None, "")], coverage_gap)
+    assert shell is not None
+    markup = count(shell.head) + count(shell.tail) + count(shell.joiner) * max(sources - 1, 0)
+    room = total_tokens - fitted.total_tokens - count(LAYER_SEPARATOR) - markup
+    return max(0, min(room, budgets.get("kb", room)))
 
 
 def layered_prompt(*, profile: SpecialistProfile, blocks: list[SourceBlock], question: str,

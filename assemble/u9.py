@@ -1,6 +1,9 @@
 """U9 Assemble (seed 000): evidence → a bounded prompt context with provenance, under an exact token budget.
 
-Meta-triage picks and orders the evidence channels; each channel has its own cap (profile × mode share). Within
+Meta-triage picks and orders the evidence channels; each channel has its own cap (profile × mode share), and the
+share of a channel with nothing to give (no history, no memory, documents not probed) is split among the channels
+in use by their triage scores — the multi-signal weights — so it goes to law on a law question instead of being
+lost (seed 000 "budget allocation … згідно U9_BUDGET_PROFILE і multi-signal weights"). Within
 a channel top-ranked snippets stay whole; a lower one that does not fit is cut at a sentence boundary, or dropped
 when the room left is too small to say anything. Each piece is tokenized once; a cut one once more after cutting.
 Only keys and counts are kept (``IncludedSnippet``): the texts stay in the snippet store."""
@@ -8,12 +11,12 @@ Only keys and counts are kept (``IncludedSnippet``): the texts stay in the snipp
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-from assemble.budgets import MIN_USEFUL_TOKENS, AssembleConfig, budget_for
+from assemble.budgets import MIN_USEFUL_TOKENS, AssembleConfig, Budget, budget_for
 from assemble.prompt import SourceBlock, render_kb_context, render_source
-from assemble.triage import CHANNEL_OF_SOURCE, LAW, Triage, triage_deterministic
+from assemble.triage import CHANNEL_OF_SOURCE, LAW, SHARE_KEY, Triage, triage_deterministic
 from pipeline.contracts import (
     AssembledPrompt,
     CoverageGap,
@@ -87,6 +90,30 @@ def _cut_to_fit(text: str, block_of: Callable[[str], SourceBlock], room: int, co
     return cut, count(render_source(block_of(cut)))
 
 
+def channel_rooms(budget: Budget, channels: Sequence[str], scores: Mapping[str, float]) -> dict[str, int]:
+    """Tokens per evidence channel: the mode's caps for the channels in use (``channels``, triage's order), and
+    the caps of the others split among them in proportion to their triage scores (equally if all score 0); the
+    rounding remainder goes to the channel used first. A channel the mode gives no share (an operator's 0 in
+    ``U9_MODE_SHARES``) takes none of the freed room either."""
+    base = {LAW: budget.law, "memory": budget.memory, "docs": budget.doc, "history": budget.history}
+    used = [c for c in channels if c in base and base[c] > 0]
+    freed = sum(v for c, v in base.items() if c not in used)
+    if not used or freed <= 0:
+        return base
+    weights = {c: max(float(scores.get(c, 0.0)), 0.0) for c in used}
+    total = sum(weights.values())
+    if total <= 0:
+        weights, total = dict.fromkeys(used, 1.0), float(len(used))
+    room = {c: (v if c in used else 0) for c, v in base.items()}
+    given = 0
+    for c in used:
+        extra = int(freed * weights[c] / total)
+        room[c] += extra
+        given += extra
+    room[used[0]] += freed - given
+    return room
+
+
 def _label(item: EvidenceItem) -> str | None:
     """What a block is called in ``<source ref=...>``: the article for law, a stable handle for the rest."""
     if item.source == "lldbi":
@@ -115,7 +142,8 @@ def assemble_prompt(
         triage = triage_deterministic(profile=profile, plan=plan, evidence=evidence, weights=cfg.signal_weights,
                                       shares=cfg.mode_shares)
     warnings = list(load_warnings)
-    room = {LAW: budget.law, "memory": budget.memory, "docs": budget.doc, "history": budget.history}
+    room = channel_rooms(budget, triage.channels, triage.scores)
+    allotted = dict(room)
     order = {channel: i for i, channel in enumerate(triage.channels)}
     skipped = sorted({CHANNEL_OF_SOURCE[i.source] for i in evidence.items} - set(order))
     warnings.extend(f"channel_skipped:{channel}" for channel in skipped)
@@ -168,6 +196,8 @@ def assemble_prompt(
         "tokenizer": tokenizer_id,
         "budget_tokens": {"total": budget.total_tokens, "law": budget.law, "memory": budget.memory,
                           "doc": budget.doc, "history": budget.history},
+        # what each channel could actually spend, unused channels' shares split by the triage scores
+        "channel_budget_tokens": {SHARE_KEY[c]: v for c, v in allotted.items()},
         "docs_probe": plan.docs_probe,
         "assembler": "legacy",
         **triage.meta(),

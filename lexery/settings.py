@@ -143,6 +143,29 @@ SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem
 AWS_STORAGE_BUCKET_NAME = env.str("AWS_STORAGE_BUCKET_NAME", default="lexery-snippets")
 AWS_S3_ENDPOINT_URL = env.str("AWS_S3_ENDPOINT_URL", default="")  # R2: https://<account>.r2.cloudflarestorage.com
 AWS_S3_REGION_NAME = env.str("AWS_S3_REGION_NAME", default="auto")
+AWS_S3_ADDRESSING_STYLE = env.str("AWS_S3_ADDRESSING_STYLE", default="path")
+# A stalled R2 endpoint must cost a snippet, not the U9 stage (seed 000: timeout → excluded with a warning).
+# botocore's defaults are 60 s to connect, 60 s per read and several attempts: minutes against a 120 s soft limit.
+AWS_S3_CONNECT_TIMEOUT_S = env.float("AWS_S3_CONNECT_TIMEOUT_S", default=3.0)
+AWS_S3_READ_TIMEOUT_S = env.float("AWS_S3_READ_TIMEOUT_S", default=5.0)
+AWS_S3_MAX_ATTEMPTS = env.int("AWS_S3_MAX_ATTEMPTS", default=2)  # botocore "standard" retries, the first included
+# Snippets load in parallel (a prompt holds up to a few dozen chunks), with one deadline for the whole batch: a key
+# not loaded by then is excluded with a warning whatever the storage does (a hung filesystem mount too).
+SNIPPET_LOAD_CONCURRENCY = env.int("SNIPPET_LOAD_CONCURRENCY", default=8)
+SNIPPET_LOAD_DEADLINE_S = env.float("SNIPPET_LOAD_DEADLINE_S", default=20.0)
+
+
+def s3_client_config(*, connect_timeout_s: float, read_timeout_s: float, max_attempts: int,
+                     addressing_style: str) -> object:
+    """The botocore client config of the S3/R2 snippet storage (django-storages builds its own only when given
+    none, so the addressing style is set here too)."""
+    from botocore.config import Config
+
+    return Config(connect_timeout=connect_timeout_s, read_timeout=read_timeout_s,
+                  retries={"max_attempts": max_attempts, "mode": "standard"},
+                  s3={"addressing_style": addressing_style})
+
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
                 "OPTIONS": {"location": str(VAR_DIR / "media")}},
@@ -155,7 +178,10 @@ STORAGES = {
               "OPTIONS": {"bucket_name": AWS_STORAGE_BUCKET_NAME,
                           "endpoint_url": AWS_S3_ENDPOINT_URL or None,
                           "region_name": AWS_S3_REGION_NAME,
-                          "addressing_style": env.str("AWS_S3_ADDRESSING_STYLE", default="path"),
+                          "addressing_style": AWS_S3_ADDRESSING_STYLE,
+                          "client_config": s3_client_config(
+                              connect_timeout_s=AWS_S3_CONNECT_TIMEOUT_S, read_timeout_s=AWS_S3_READ_TIMEOUT_S,
+                              max_attempts=AWS_S3_MAX_ATTEMPTS, addressing_style=AWS_S3_ADDRESSING_STYLE),
                           "file_overwrite": True}}
     ),
 }
@@ -182,6 +208,9 @@ if PRODUCTION and LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
 
 # --- pipeline bounds (every loop has a named bound) -----------------------------------------------------
 RUN_MAX_STEPS = env.int("RUN_MAX_STEPS", default=40)  # global step cap per run: ends runaway runs
+# A stage whose RunContext moved while it computed recomputes on the new document this many times, then fails the
+# run with ContextConflict (a second writer that keeps racing is a bug to see, not to retry forever).
+STAGE_CONFLICT_RETRY_MAX = env.int("STAGE_CONFLICT_RETRY_MAX", default=2)
 U6_DIRECT_RETRY_MAX = env.int("U6_DIRECT_RETRY_MAX", default=1)
 U11_DIRECT_WRITE_RETRY_MAX = env.int("U11_DIRECT_WRITE_RETRY_MAX", default=1)
 QUESTION_MAX_CHARS = env.int("QUESTION_MAX_CHARS", default=4000)

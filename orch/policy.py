@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from pipeline.contracts import GateDecision, RetrievalRetryRequest, VerifyResult
 from pipeline.document import DOWNSTREAM_OF_RETRIEVAL, WRITER_ARTIFACTS, read
 
@@ -48,6 +50,9 @@ class Decision:
     detail: dict[str, Any] = field(default_factory=dict)
     # Where the rules leave a real choice, the other safe actions; a model may pick one for hard cases.
     alternatives: tuple[str, ...] = ()
+    # Sections the decision itself settles (persisted with it): a retry ORCH refuses is marked exhausted, so the
+    # same rule cannot fire again after the next stage.
+    write: dict[str, BaseModel] = field(default_factory=dict)
 
     @property
     def next_stage(self) -> str | None:
@@ -68,7 +73,7 @@ def decide(inp: OrchInput) -> Decision:
     # A pending retrieval retry wins over any "ready" downstream artifact: back to U4, downstream masked.
     if pending and stage in ("U6", "U7", "U8", "U9", "U10", "U11") and retry is not None:
         if retry.attempt > inp.limits.u6_retry_max:
-            return Decision(run_action("U7"), "retrieval retry over its bound: forwarded with weak support")
+            return _forward_over_bound(doc, retry, inp.limits)
         return Decision(run_action("U4"), f"retrieval retry pending ({retry.reason}, attempt {retry.attempt}"
                         f"/{retry.max})", mask=DOWNSTREAM_OF_RETRIEVAL)
     if stage == CLARIFICATION_ANSWERED:
@@ -103,3 +108,17 @@ def decide(inp: OrchInput) -> Decision:
             return Decision(run_action("U12"), "write retries exhausted: U12 removes unsupported citations")
         return Decision(FAIL, "verifier failed the draft")
     return Decision(FAIL, f"no rule for finished stage {stage!r}")
+
+
+def _forward_over_bound(doc: Mapping[str, Any], retry: RetrievalRetryRequest, limits: Limits) -> Decision:
+    """A pending retry past U6_DIRECT_RETRY_MAX (the bound was lowered mid-run, or a stage wrote past it) is not
+    run: it is marked exhausted and the gate's support lowered to weak (seed 002: forward with weak or partial
+    support), and U7 rebuilds the evidence from U4's hits. Left pending, the rule would fire after every stage."""
+    write: dict[str, BaseModel] = {
+        "retrieval_retry_request": retry.model_copy(update={"state": "exhausted", "attempt": retry.attempt - 1})}
+    gate = read(doc, "gate_decision", GateDecision)
+    if gate is not None and gate.support_level in ("strong", "partial"):
+        write["gate_decision"] = gate.model_copy(update={"support_level": "weak"})
+    return Decision(run_action("U7"), f"retrieval retry over its bound (attempt {retry.attempt}/"
+                    f"{limits.u6_retry_max}): exhausted, forwarded with weak support", mask=DOWNSTREAM_OF_RETRIEVAL,
+                    write=write)

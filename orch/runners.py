@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from assemble.config import assemble_config, counter_for_encoding, triage_settin
 from assemble.layers import PROMPT_ASSEMBLER_VERSION
 from assemble.ports import triage_ask
 from assemble.prompt import SourceBlock
-from assemble.render import layered_prompt, legacy_prompt, writer_prompt_from_context
+from assemble.render import kb_room, layered_prompt, legacy_prompt, writer_prompt_from_context
 from assemble.selectors import correction_get_many, correction_list_for_run
 from assemble.triage import Triage, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
@@ -32,7 +32,7 @@ from pipeline.lexicon import ActLexicon
 from pipeline.stages.deliver import deliver
 from pipeline.stages.evidence import assemble_evidence, channels_to_probe
 from pipeline.stages.intake import intake
-from pipeline.stages.planning import plan_search
+from pipeline.stages.planning import plan_retry, plan_search
 from pipeline.stages.profiling import profile_query
 from pipeline.stages.reasoning import reason
 from pipeline.stages.retrieval import SearchPort, retrieve
@@ -135,30 +135,30 @@ def run_u4(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     write_: dict[str, BaseModel | None] = {}
     seeded = retry is not None and retry.state == "pending"
     if seeded and retry is not None:
-        # Seeded rerun: the plan's own steps are already in the previous trace and hits; run only the new
-        # seeded steps and merge, so nothing is paid twice for the same attempt.
+        # Seeded rerun: what the earlier passes searched is in their trace and hits; run only the searches the
+        # resolved acts and seeded queries add, and merge, so nothing is paid twice.
         intake_ = need(doc, "intake", c.Intake)
-        profile = need(doc, "query_profile", c.QueryProfile)
-        base = plan_search(question=intake_.normalized, profile=profile, top_k=env.config.top_k)
-        extra = plan_search(question=intake_.normalized, profile=profile, top_k=env.config.top_k,
-                            extra_queries=tuple(retry.seeded_queries), extra_acts=tuple(retry.act_hints))
-        plan = c.SearchPlan(steps=extra.steps[len(base.steps):] or base.steps, channels=plan.channels,
-                            docs_probe=plan.docs_probe)
+        done = read(doc, "retrieval_trace", c.RetrievalTrace)
+        steps = plan_retry(question=intake_.normalized, profile=need(doc, "query_profile", c.QueryProfile),
+                           top_k=env.config.top_k, retry=retry, done=done.steps if done else [])
+        plan = c.SearchPlan(steps=steps, channels=plan.channels, docs_probe=plan.docs_probe)
         write_["retrieval_retry_request"] = retry.model_copy(update={"state": "applied",
                                                                      "updated_at": env.now.isoformat()})
     hits, trace = retrieve(plan, env.search(), attempt=env.attempt, seeded=seeded)
     if seeded:
+        prev_trace = read(doc, "retrieval_trace", c.RetrievalTrace)
+        offset = len(prev_trace.steps) if prev_trace else 0  # the merged trace numbers its steps on
         previous = read(doc, "raw_hits", c.RawHits)
         merged = {h.chunk_key: h for h in (previous.hits if previous else [])}
         for h in hits.hits:
             if h.chunk_key not in merged or h.score > merged[h.chunk_key].score:
-                merged[h.chunk_key] = h
+                merged[h.chunk_key] = h.model_copy(update={"step": h.step + offset})
         hits = c.RawHits(hits=sorted(merged.values(), key=lambda h: h.score, reverse=True))
-        prev_trace = read(doc, "retrieval_trace", c.RetrievalTrace)
-        if prev_trace is not None:
-            trace = trace.model_copy(update={"steps": [*prev_trace.steps, *trace.steps]})
+        steps_ = [s.model_copy(update={"step": s.step + offset}) for s in trace.steps]
+        trace = trace.model_copy(update={"steps": [*(prev_trace.steps if prev_trace else []), *steps_]})
     write_.update({"raw_hits": hits, "retrieval_trace": trace})
     return StageResult(write_, {"hits": len(hits.hits), "seeded": seeded,
+                                "searches": [[s.kind, s.query, s.act_filter] for s in plan.steps],
                                 "errors": [s.error for s in trace.steps if s.error]})
 
 
@@ -259,15 +259,19 @@ def _u9_triage(env: StageEnv, question: str, profile: c.QueryProfile, plan: c.Se
                              ask=triage_ask(env.gateway(), ts.model, ts.timeout_s), model=ts.model)
 
 
+def _u9_layer_budgets(env: StageEnv, mode: str, cfg: AssembleConfig) -> tuple[int, dict[str, int]]:
+    budget = budget_for(env.config.budget_profile, mode, cfg)
+    return budget.total_tokens, layer_budgets(budget.total_tokens, budget.evidence_tokens, cfg)
+
+
 def _u9_layered(env: StageEnv, prompt: c.AssembledPrompt, blocks: list[SourceBlock], intake_: c.Intake,
                 mode: str, gap: c.CoverageGap | None, cfg: AssembleConfig) -> c.AssembledPrompt:
-    budget = budget_for(env.config.budget_profile, mode, cfg)
-    budgets = layer_budgets(budget.total_tokens, budget.evidence_tokens, cfg)
-    layer_budget = {"total": budget.total_tokens, "layers": budgets}
+    total, budgets = _u9_layer_budgets(env, mode, cfg)
+    layer_budget = {"total": total, "layers": budgets}
     corrections = correction_list_for_run(run_id=env.run_id, limit=settings.PROMPT_CORRECTIONS_MAX)
     # PromptBudgetExceeded propagates: the run fails with its counts rather than send an over-budget prompt.
     wp = layered_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized, coverage_gap=gap,
-                        corrections=corrections, total_tokens=budget.total_tokens, budgets=budgets,
+                        corrections=corrections, total_tokens=total, budgets=budgets,
                         count=env.count_tokens, block_tokens=[s.tokens for s in prompt.snippets])
     kept = set((wp.kept_refs or {}).get("kb", ()))
     meta = {**prompt.meta, "assembler": "layered", "prompt_assembler_version": PROMPT_ASSEMBLER_VERSION,
@@ -290,11 +294,18 @@ def run_u9(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
     texts, warnings = env.snippets().get_many([k for i in evidence.items for k in i.r2_keys])
     triage = _u9_triage(env, intake_.normalized, profile, plan, evidence, cfg)
     gap = _coverage_gap(doc)
+    layered = env.flags.get(PROMPT_ASSEMBLER_ENABLED, False)
+    sizing = cfg
+    if layered:  # the evidence is sized to what the kb layer can hold beside the layers that outrank it
+        total, budgets = _u9_layer_budgets(env, profile.mode, cfg)
+        room = kb_room(profile=intake_.specialist, coverage_gap=gap, total_tokens=total, budgets=budgets,
+                       count=env.count_tokens, sources=len(evidence.items))
+        sizing = replace(cfg, profile_tokens={**cfg.profile_tokens, env.config.budget_profile: max(room, 1)})
     prompt, blocks = assemble_prompt(evidence=evidence, profile=profile, plan=plan, texts=texts,
                                      load_warnings=warnings, budget_profile=env.config.budget_profile,
                                      tokenizer_id=env.tokenizer_id, count=env.count_tokens, now=env.now,
-                                     coverage_gap=gap, triage=triage, config=cfg)
-    if env.flags.get(PROMPT_ASSEMBLER_ENABLED, False):
+                                     coverage_gap=gap, triage=triage, config=sizing)
+    if layered:
         prompt = _u9_layered(env, prompt, blocks, intake_, profile.mode, gap, cfg)
     else:
         legacy = legacy_prompt(profile=intake_.specialist, blocks=blocks, question=intake_.normalized,

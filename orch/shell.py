@@ -27,7 +27,7 @@ from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInp
 from orch.runners import RUNNERS, StageConfig, StageEnv
 from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
-from recovery.recover import Resolution
+from recovery.recover import DOCLIST_UNAVAILABLE, Resolution
 from runs.models import Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def doclist_port() -> Callable[[str], Resolution] | None:
             answer = doclist_client.resolve(query)
         except doclist_client.DoclistUnavailable as exc:  # U6 forwards or retries; it never guesses an act
             logger.warning("DocList unavailable", extra={"error": str(exc)})
-            return Resolution(query=query, reason="DOCLIST_UNAVAILABLE")
+            return Resolution(query=query, reason=DOCLIST_UNAVAILABLE)
         return Resolution(query=query, reason=str(answer.reason),
                           candidates=[_as_dict(c) for c in answer.candidates])
 
@@ -187,39 +187,72 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
             return
         run, event = claimed
         started = time.monotonic()
-        snapshot = RunContext.objects.get(run_id=run_id)
-        try:
-            result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
-        except Exception as exc:
-            logger.exception("stage failed")
-            with transaction.atomic():
-                run = Run.objects.select_for_update().get(pk=run_id)
-                decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
-                _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
-                if not run.is_terminal:
-                    _apply_decision(run, decision)
-            return
-        # Decide before taking the locks: a model consulted for a hard branch must not hold row locks.
-        document = apply(snapshot.document, write=result.write)
-        attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
-        decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
-                                    steps=run.steps, limits=limits()))
-        decision = _canary(decision, document, run, stage, attempt)
-        with transaction.atomic():
-            run = Run.objects.select_for_update().get(pk=run_id)
-            ctx = RunContext.objects.select_for_update().get(run_id=run_id)
-            if ctx.version != snapshot.version:
-                raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
-            if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
-                _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
-                return
-            document = apply(document, mask=decision.mask, reset=decision.reset)
-            ctx.document, ctx.version = document, ctx.version + 1
-            ctx.save(update_fields=["document", "version", "updated_at"])
-            if stage == "U1":
-                run.flags = dict(result.detail.get("flags", {}))
-                run.save(update_fields=["flags", "updated_at"])
-            _finish_event(event, StageEvent.Outcome.OK, started, decision, result.detail)
+        conflicts = 0
+        while True:
+            try:
+                decision = _compute_and_persist(run, event, stage, attempt, started, conflicts)
+            except ContextConflict as exc:
+                # Another writer moved the document while this stage computed (a re-run from an earlier stage,
+                # an answered clarification, a second delivery of this very task). Never overwrite it.
+                event.refresh_from_db()
+                if event.outcome != StageEvent.Outcome.RUNNING:
+                    logger.info("a second delivery finished this attempt first; this one persists nothing")
+                    return
+                conflicts += 1
+                if conflicts > settings.STAGE_CONFLICT_RETRY_MAX:
+                    _fail(run_id, event, stage, started, exc)
+                    return
+                logger.warning("RunContext changed during the stage; recomputing on the new document",
+                               extra={"error": str(exc), "conflicts": conflicts})
+                continue
+            break
+        if decision is not None:
+            logger.info("stage done", extra={"next": decision.action, "reason": decision.reason,
+                                             "duration_ms": event.duration_ms})
+
+
+def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Exception) -> None:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
+        _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
+        if not run.is_terminal:
             _apply_decision(run, decision)
-        logger.info("stage done", extra={"next": decision.action, "reason": decision.reason,
-                                         "duration_ms": event.duration_ms})
+
+
+def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, started: float,
+                         conflicts: int) -> Decision | None:
+    """One computation of the stage on the current document, persisted only if the document has not moved since
+    it was read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended)."""
+    run_id = str(run.pk)
+    snapshot = RunContext.objects.get(run_id=run_id)
+    try:
+        result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
+    except Exception as exc:
+        logger.exception("stage failed")
+        _fail(run_id, event, stage, started, exc)
+        return None
+    # Decide before taking the locks: a model consulted for a hard branch must not hold row locks.
+    document = apply(snapshot.document, write=result.write)
+    attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
+    decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
+                                steps=run.steps, limits=limits()))
+    decision = _canary(decision, document, run, stage, attempt)
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        ctx = RunContext.objects.select_for_update().get(run_id=run_id)
+        if ctx.version != snapshot.version:
+            raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
+        if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
+            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
+            return None
+        document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.document, ctx.version = document, ctx.version + 1
+        ctx.save(update_fields=["document", "version", "updated_at"])
+        if stage == "U1":
+            run.flags = dict(result.detail.get("flags", {}))
+            run.save(update_fields=["flags", "updated_at"])
+        detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
+        _finish_event(event, StageEvent.Outcome.OK, started, decision, detail)
+        _apply_decision(run, decision)
+    return decision

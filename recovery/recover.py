@@ -17,11 +17,13 @@ from pipeline.contracts import (
     QueryProfile,
     RetrievalRetryRequest,
 )
+from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
 
 ACT_FOUND_IN_CATALOG_NOT_INDEXED = "ACT_FOUND_IN_CATALOG_NOT_INDEXED"
 ACT_NOT_FOUND_IN_CATALOG = "ACT_NOT_FOUND_IN_CATALOG"
 AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
 ACT_FOUND_AND_INDEXED = "ACT_FOUND_AND_INDEXED"
+DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"  # the DocList client could not get an answer (orch/shell.doclist_port)
 
 RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "named_act_not_in_hits",
                        "too_few_hits", "act_unresolved"})
@@ -95,6 +97,9 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
         return RecoveryOutcome(trace, deferred, gap, asked, "ambiguity_deferred")
 
     attempt = (previous.attempt if previous else 0) + 1
+    unchecked = [r for r in resolutions if r.reason == DOCLIST_UNAVAILABLE]
+    if unchecked:
+        return _doclist_unavailable(trace, profile, previous, unchecked, gap, found_hints, attempt, retry_max, stamp)
     if gate_decision.reason not in RETRYABLE and not found_hints:
         return RecoveryOutcome(trace, previous, gap, None, "no_retry_for_reason")
     if gate_decision.reason == "act_unresolved" and not found_hints:
@@ -113,3 +118,39 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
         state="pending", reason=gate_decision.reason, seeded_queries=[q for q in seeded if q.strip()],
         act_hints=hints, attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
     return RecoveryOutcome(trace, request, gap, None, "retry_requested")
+
+
+def gap_for_answer(chosen: ClarificationOption, gap: CoverageGap | None) -> CoverageGap | None:
+    """The coverage gap once the user has picked an act (seed 002 coverage-gap honesty). An act the catalog knows
+    but LLDBI does not index joins the gap: bound to it, U7 keeps none of U4's hits, and the answer must say the
+    act could not be consulted instead of delivering nothing with no reason."""
+    if chosen.indexed:
+        return gap
+    acts = list(gap.acts) if gap else []
+    if not any(a.get("nreg", "").lower() == chosen.nreg.lower() for a in acts):
+        acts.append({"nreg": chosen.nreg, "title": chosen.title or chosen.label})
+    return CoverageGap(reason=ACT_FOUND_IN_CATALOG_NOT_INDEXED, acts=acts)
+
+
+def _doclist_unavailable(trace: DoclistTrace, profile: QueryProfile,
+                         previous: RetrievalRetryRequest | None, unchecked: Sequence[Resolution],
+                         gap: CoverageGap | None, found_hints: list[str], attempt: int, retry_max: int,
+                         stamp: str) -> RecoveryOutcome:
+    """DocList did not answer (seed 002: a cold or timed-out worker). First a direct retry — back to U4 with the
+    cues as they were, so the next U6 asks DocList again — within U6_DIRECT_RETRY_MAX; then forward with the
+    phrase declared as a gap of its own reason, so the answer says the act could not be checked."""
+    hints = list(dict.fromkeys([c.nreg for c in profile.act_hints if c.indexed] + found_hints))
+    if attempt <= retry_max:
+        request = RetrievalRetryRequest(state="pending", reason="doclist_unavailable", act_hints=hints,
+                                        attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
+        return RecoveryOutcome(trace, request, gap, None, "doclist_unavailable_retry")
+    acts = list(gap.acts) if gap else []
+    for r in unchecked:
+        if not any(a.get("title") == r.query for a in acts):
+            acts.append({"nreg": "", "title": r.query, "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE})
+    declared = CoverageGap(reason=gap.reason if gap and gap.reason else ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE,
+                           acts=acts)
+    exhausted = RetrievalRetryRequest(
+        state="exhausted", reason="doclist_unavailable", attempt=attempt - 1, max=retry_max, act_hints=hints,
+        requested_at=previous.requested_at if previous else stamp, updated_at=stamp)
+    return RecoveryOutcome(trace, exhausted, declared, None, "doclist_unavailable_forwarded")

@@ -15,8 +15,9 @@ from knowledge.text import normalize
 from orch.dispatch import enqueue_stage
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
 from orch.shell import limits
-from pipeline.contracts import Clarification, ClarificationOption
+from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import MASKED, apply, read
+from recovery.recover import gap_for_answer
 from runs.models import Org, Run, RunContext, Specialist, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -132,7 +133,8 @@ def run_clarification_answer(*, run: Run, option: str | None = None, answer: str
         attempts = Counter(StageEvent.objects.filter(run=locked).values_list("stage", flat=True))
         decision = decide(OrchInput(finished_stage=CLARIFICATION_ANSWERED, document=ctx.document,
                                     attempts=attempts, steps=locked.steps, limits=limits()))
-        ctx.document = apply(ctx.document, write={"clarification": answered})
+        gap = gap_for_answer(chosen, read(ctx.document, "coverage_gap", CoverageGap))
+        ctx.document = apply(ctx.document, write={"clarification": answered, "coverage_gap": gap})
         ctx.document["resume"] = {"action": decision.action, "reason": decision.reason, "decided_by": "rule"}
         ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])

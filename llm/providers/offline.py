@@ -19,6 +19,7 @@ from knowledge.terms import clean_term, extract_terms, term_key
 from knowledge.text import content_lemmas
 from llm.types import Completion, Message
 from pipeline.citations import find_citations, split_ref
+from pipeline.coverage import gap_sentence
 from pipeline.definitions import definition_term
 
 MODEL = "offline-extractive-1"
@@ -34,7 +35,7 @@ _SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[
                      re.S)
 MAX_CONTEXT_SOURCES = 2  # the user's documents and memory quoted beside the law
 QUOTED_CONTEXT_KINDS = ("doc", "memory")  # an earlier turn informs the search, it is not the user's material
-_GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
+_GAP = re.compile(r'<coverage_gap(?: reason="(?P<reason>[^"]*)")?[^>]*>(?P<names>.*?)</coverage_gap>', re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
 _CLAUSES = re.compile(r"(?<=[,:])\s+")
@@ -215,11 +216,10 @@ def compose_answer(messages: list[Message]) -> str:
     sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")]
     context = [_without_heading(m.group("body")) for m in found
                if m.group("kind") in QUOTED_CONTEXT_KINDS][:MAX_CONTEXT_SOURCES]
-    gap = _GAP.search(joined)
-    lines: list[str] = []
-    if gap:
-        lines.append(f"Зверніть увагу: потрібного акта ({unescape(gap.group('names')).strip()}) немає в базі "
-                     "знань, тому я не можу послатися на його норми.")
+    gaps = list(_GAP.finditer(joined))
+    gap = gaps[0] if gaps else None
+    lines: list[str] = [gap_sentence(unescape(g.group("reason") or ""), [unescape(g.group("names")).strip()])
+                        for g in gaps]
     allowed = [ref for ref, _ in sources]
     labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
 

@@ -1,6 +1,6 @@
 """U12 Deliver: the final answer. Fail-closed: a citation is delivered only if U11 found it supported; every other
 article mention — unsupported, unknown, or one U11 never saw — is cut out of the text, and the answer's support
-drops to partial. Pure."""
+drops to partial. A declared coverage gap the text still does not name gets its sentence appended. Pure."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from pipeline.citations import FoundCitation, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
+from pipeline.coverage import gap_sentences, unnamed_acts
 
 REMOVED = "[посилання вилучено: його немає серед доказів]"
 
@@ -42,6 +43,9 @@ def deliver(draft: Draft, result: VerifyResult, labels: Mapping[str, str], suppo
         if _keep(c, supported, refused):
             kept.setdefault(c.article_ref, Citation(article_ref=c.article_ref, act_nreg=c.act_nreg,
                                                     article=c.article))
+    missing = unnamed_acts(text, coverage_gap)
+    if coverage_gap is not None and missing:  # the write retries are spent and the draft still hides the gap
+        text = "\n\n".join([text.rstrip(), *gap_sentences(coverage_gap, missing)])
     level: SupportLevel = support_level
     if removed and level == "strong":
         level = "partial"

@@ -35,13 +35,14 @@ def channels_to_probe(profile: QueryProfile, plan: SearchPlan, *, has_user: bool
                       ) -> tuple[str, ...]:
     """Which non-law channels U7 asks. Documents only when planning decided on a docs probe (DESIGN §3 rule 9:
     a law-only question never looks at documents); memory for mixed and memory questions; the conversation's
-    earlier turns whenever the run belongs to one. Memory and documents belong to an end user: none without one."""
+    earlier turns when planning put them in the plan (not for a self-contained law-only question: seed 001).
+    Memory and documents belong to an end user: none without one."""
     wanted = []
     if has_user and plan.docs_probe:
         wanted.append("doc")
     if has_user and profile.mode in ("mixed", "memory"):
         wanted.append("memory")
-    if has_conversation:
+    if has_conversation and "history" in plan.channels:
         wanted.append("history")
     return tuple(wanted)
 

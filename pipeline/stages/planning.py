@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pipeline.contracts import QueryProfile, SearchPlan, SearchStep
+from collections.abc import Sequence
+
+from pipeline.contracts import QueryProfile, RetrievalRetryRequest, SearchPlan, SearchStep, TraceStep
 
 # "А для неповнолітніх?" after a question on leave: a short question that names no act, article or term leans on
 # the conversation's previous question, so it is searched together with it.
@@ -47,8 +49,37 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
         steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))
     for q in extra_queries:
         steps.append(SearchStep(kind="hybrid", query=q, act_filter=indexed_acts, limit=top_k))
-    # the record of what U7 may search besides law (history depends on the run, not the question: U7 decides it)
+    # the record of what U7 may search besides law
     channels = ["lldbi_chunks"] if profile.law_only else ["lldbi_chunks", "docs"]
     if profile.mode in ("mixed", "memory"):
         channels.append("memory")
+    # Seed 001: a law-only plan works with legislation chunks only. A follow-up is the exception: "А для
+    # неповнолітніх?" means nothing without the previous turn, which the writer needs to answer it.
+    if previous_question and (not profile.law_only or follow_up):
+        channels.append("history")
     return SearchPlan(steps=steps, channels=channels, docs_probe=not profile.law_only)
+
+
+def _signature(kind: str, query: str, act_filter: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
+    return kind, query, tuple(a.lower() for a in act_filter)
+
+
+def plan_retry(*, question: str, profile: QueryProfile, top_k: int, retry: RetrievalRetryRequest,
+               done: Sequence[TraceStep]) -> list[SearchStep]:
+    """The searches of a seeded U6→U4 rerun (seeds 001/002): the plan as it would be with the acts recovery
+    resolved and its seeded queries — the question within those acts, the named articles fetched from them, the
+    seeded queries — less every search the previous passes already ran (``done``, their trace): each is paid once.
+    A search that failed (a transient Qdrant error) was not paid for: the direct retry runs it again.
+
+    The acts DocList found change the earlier steps too (an article without an act gets one, the question gets a
+    filter), so the rerun is not "the steps appended after the plan's own"."""
+    full = plan_search(question=question, profile=profile, top_k=top_k, extra_queries=tuple(retry.seeded_queries),
+                       extra_acts=tuple(retry.act_hints))
+    paid = {_signature(s.kind, s.query, s.act_filter) for s in done if s.error is None}
+    steps: list[SearchStep] = []
+    for step in full.steps:
+        sig = _signature(step.kind, step.query, step.act_filter)
+        if sig not in paid:
+            paid.add(sig)  # a seeded query equal to another step is one search too
+            steps.append(step)
+    return steps

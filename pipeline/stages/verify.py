@@ -4,7 +4,8 @@ assembled evidence (``assembled_prompt.lawSourceRefs``). Mechanical and pure.
 Statuses: ``supported`` (the article is in the evidence), ``not_in_evidence`` (a real act of the catalog, but not an
 article the writer was given, or an act the coverage gap says is not indexed), ``unknown_act`` (an act the catalog
 does not know, or a mention that names no act and matches no single evidence article). Anything but supported
-makes the verdict ``retry_write``; ORCH bounds the retries and U12 removes what is still unsupported."""
+makes the verdict ``retry_write``, and so does a draft that never names an act the coverage gap declares; ORCH
+bounds the retries, and U12 removes what is still unsupported and appends the gap's sentence."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from collections.abc import Mapping
 
 from pipeline.citations import FoundCitation, citation_key, citation_keys, find_citations
 from pipeline.contracts import AssembledPrompt, CitationCheck, CoverageGap, Draft, VerifyResult
+from pipeline.coverage import act_name, unnamed_acts
 
 NO_CITATIONS = "draft cites nothing although evidence exists"
+GAP_NOT_NAMED = "coverage_gap_not_named"
 
 
 def evidence_refs(prompt: AssembledPrompt) -> list[str]:
@@ -42,6 +45,9 @@ def verify(draft: Draft, prompt: AssembledPrompt, labels: Mapping[str, str], cov
     notes = [f"{c.status}: {c.article_ref}" for c in bad]
     if not checks and refs:
         notes.append(NO_CITATIONS)
-    verdict = "retry_write" if bad or (not checks and refs) else "complete"
+    # A declared gap the draft never names is an answer that hides what it could not consult (seed 002).
+    unnamed = unnamed_acts(draft.text, coverage_gap)
+    notes += [f"{GAP_NOT_NAMED}: {act_name(a)}" for a in unnamed]
+    verdict = "retry_write" if bad or (not checks and refs) or unnamed else "complete"
     return VerifyResult(verdict=verdict, citations=list(checks.values()),  # type: ignore[arg-type]
                         coverage_gap=coverage_gap, notes=notes)

@@ -16,7 +16,7 @@ from assemble.layers import (
     assemble_layers,
     prose_layer,
 )
-from assemble.prompt import SourceBlock
+from assemble.prompt import WRITER_INSTRUCTIONS, SourceBlock
 from assemble.render import CorrectionText, kb_layer, specialist_layers
 from assemble.tokenizer import count_tokens
 from pipeline.contracts import SpecialistProfile
@@ -75,7 +75,12 @@ def test_the_manifest_carries_exact_counts_budgets_and_kb_source_refs() -> None:
     pieces = result.assembled_context.split(LAYER_SEPARATOR)
     m = manifest_by_id(result)
     assert m["red_lines"]["neverTruncate"] and m["soul"]["neverTruncate"] and not m["kb"]["neverTruncate"]
-    assert m["red_lines"]["tokenBudget"] is None and m["kb"]["tokenBudget"] == 10_000
+    assert m["red_lines"]["tokenBudget"] is None and m["response_contract"]["tokenBudget"] is None
+    assert m["response_contract"]["neverTruncate"]
+    # the kb's budget is its own, less the room the never-truncated layers and the separators take
+    never = sum(x["tokenCount"] for x in result.layer_manifest if x["neverTruncate"])
+    seps = count_tokens(LAYER_SEPARATOR) * (len(result.layer_manifest) - 1)
+    assert m["kb"]["tokenBudget"] == 8000 - never - seps
     assert m["kb"]["sourceRefs"] == [b.article_ref for b in BLOCKS]
     assert m["correction"]["sourceRefs"] == ["correction:7"]
     assert "sourceRefs" not in m["soul"]
@@ -84,17 +89,19 @@ def test_the_manifest_carries_exact_counts_budgets_and_kb_source_refs() -> None:
     assert result.total_tokens == count_tokens(result.assembled_context)
 
 
-def test_under_a_tiny_budget_red_lines_and_soul_survive_whole_and_the_lowest_priority_layers_go_first() -> None:
+def test_under_a_tiny_budget_the_never_truncated_layers_survive_whole_and_the_lowest_priority_layers_go_first(
+        ) -> None:
     # given a budget that holds the never-truncate layers and a little more
-    result = assemble_layers(layers(), total_tokens=150, layer_budgets=BIG, count=count_tokens)
+    result = assemble_layers(layers(), total_tokens=260, layer_budgets=BIG, count=count_tokens)
     m = manifest_by_id(result)
-    # then
+    # then red lines, soul and the runtime tail (answer format, writer rules) are whole
     assert RED in result.assembled_context and SOUL in result.assembled_context
-    assert not m["red_lines"]["truncated"] and not m["soul"]["truncated"]
-    assert result.total_tokens <= 150 and result.total_tokens == count_tokens(result.assembled_context)
-    # the cut went from the bottom: response_contract and correction are gone before kb is touched,
+    assert WRITER_INSTRUCTIONS in result.assembled_context
+    assert not any(m[x]["truncated"] for x in ("red_lines", "soul", "response_contract"))
+    assert result.total_tokens <= 260 and result.total_tokens == count_tokens(result.assembled_context)
+    # the cut went from the bottom of the truncatable layers: correction is gone before kb is touched,
     # and kb is gone before role
-    assert not m["response_contract"]["included"] and not m["correction"]["included"]
+    assert not m["correction"]["included"]
     assert m["kb"]["truncated"]
     assert m["role"]["included"] or not m["kb"]["included"]
 
@@ -111,12 +118,12 @@ def test_truncation_never_cuts_a_higher_priority_layer_while_a_lower_one_still_h
 
 
 def test_kb_is_cut_by_whole_sources_and_stays_well_formed() -> None:
-    result = assemble_layers(layers(corrections=[]), total_tokens=330, layer_budgets=BIG, count=count_tokens)
+    result = assemble_layers(layers(corrections=[]), total_tokens=480, layer_budgets=BIG, count=count_tokens)
     m = manifest_by_id(result)
     assert m["kb"]["truncated"] and 0 < m["kb"]["segments"]["kept"] < len(BLOCKS)
     ctx = result.assembled_context
     assert ctx.count("<source ") == ctx.count("</source>") == m["kb"]["segments"]["kept"]
-    assert ctx.count("<kb_context>") == ctx.count("</kb_context>") == 1
+    assert ctx.count("<kb_context>\n") == ctx.count("\n</kb_context>") == 1  # the tags, not the rules naming them
     assert m["kb"]["sourceRefs"] == [b.article_ref for b in BLOCKS][: m["kb"]["segments"]["kept"]]
     assert result.kept_refs["kb"] == tuple(m["kb"]["sourceRefs"])
 
@@ -145,7 +152,7 @@ def test_when_never_truncate_layers_alone_exceed_the_budget_a_typed_error_carrie
         assemble_layers(layers(), total_tokens=20, layer_budgets=BIG, count=count_tokens)
     err = caught.value
     assert err.budget_tokens == 20
-    assert set(err.layer_tokens) == {"red_lines", "soul"}
+    assert set(err.layer_tokens) == {"red_lines", "soul", "response_contract"}
     assert err.layer_tokens["soul"] == count_tokens(SOUL)
     assert err.required_tokens >= sum(err.layer_tokens.values()) > 20
     assert "never-truncate layers need" in str(err) and "budget is 20" in str(err)

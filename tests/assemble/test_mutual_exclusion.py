@@ -71,8 +71,11 @@ def test_off_keeps_the_kb_as_a_user_turn_and_has_no_manifest() -> None:
     assert prompt.layer_manifest is None and prompt.assembler == "legacy"
 
 
-def test_on_red_lines_stay_whole_under_a_tiny_budget_and_the_kb_still_appears_at_most_once() -> None:
-    prompt = render("layered", total=160)
+def test_on_red_lines_stay_whole_under_a_tiny_budget_and_the_kb_still_appears_exactly_once() -> None:
+    # given a budget that holds the never-truncated layers and one source: the kb is cut, not dropped
+    prompt = render("layered", total=420)
+    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
+    assert manifest["kb"]["truncated"] and manifest["kb"]["included"]
     assert FULL_SPECIALIST.red_lines in prompt.messages[0].content
     assert occurrences(prompt, FULL_SPECIALIST.soul) == 1
-    assert occurrences(prompt, KB_OPEN) <= 1
+    assert occurrences(prompt, KB_OPEN) == 1 and occurrences(prompt, KB_CLOSE) == 1

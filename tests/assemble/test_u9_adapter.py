@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 from django.core.files.storage import FileSystemStorage
 
+from assemble.config import assemble_config
 from assemble.layers import PromptBudgetExceeded
+from assemble.render import blocks_with_tokens
 from assemble.tokenizer import count_tokens, encoding_name_for_model
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
-from orch.runners import StageEnv, StageResult, run_u9
+from orch.runners import StageEnv, StageResult, _u9_layered, run_u9
 from orch.shell import stage_config
 from pipeline import contracts as c
 from pipeline.document import dump
@@ -87,13 +89,34 @@ def test_no_snippet_text_is_written_to_the_run_context(store: SnippetStore, laye
 
 
 @pytest.mark.django_db
-def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer_kept(
+def test_on_the_layered_path_u9_sizes_the_evidence_to_the_room_the_kb_layer_has(
         store: SnippetStore, settings: Any) -> None:
-    # given U9 may spend the whole envelope on law, so the kb layer has to give way to the specialist's layers
-    settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 420}
-    settings.U9_MODE_SHARES = {"law": {"law": 1.0, "memory": 0.0, "history": 0.0}}
+    # given a small envelope that the specialist's layers take most of
+    settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 560}
     # when
     prompt = prompt_of(run_u9(document(), env(store, layered=True)))
+    # then U9 cut the evidence to the kb layer's room at sentence ends, and the kb layer dropped no source
+    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
+    assert manifest["kb"]["included"] and not manifest["kb"]["truncated"]
+    assert manifest["kb"]["sourceRefs"] == [s.article_ref for s in prompt.snippets]
+    assert any(s.truncated_to_chars for s in prompt.snippets) or len(prompt.snippets) < len(REFS)
+    assert [r.article_ref for r in prompt.law_source_refs] == manifest["kb"]["sourceRefs"]
+    assert prompt.meta["prompt_tokens"] <= 560 + count_tokens("Питання: Скільки триває відпустка?")
+
+
+@pytest.mark.django_db
+def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer_kept(
+        store: SnippetStore, settings: Any) -> None:
+    # given evidence U9 sized for the whole envelope (as the legacy path does), so the kb layer has to give way
+    settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 560}
+    settings.U9_MODE_SHARES = {"law": {"law": 1.0, "memory": 0.0, "history": 0.0}}
+    legacy = prompt_of(run_u9(document(), env(store, layered=False)))
+    texts, _ = store.get_many(KEYS)
+    blocks, _ = blocks_with_tokens(legacy.snippets, texts)
+    doc = document()
+    intake_ = c.Intake.model_validate(doc["intake"])
+    # when the layered assembler builds the prompt from it
+    prompt = _u9_layered(env(store, layered=True), legacy, blocks, intake_, "law", None, assemble_config())
     # then
     manifest = {m["id"]: m for m in prompt.layer_manifest or []}
     kept = manifest["kb"]["sourceRefs"]
@@ -101,8 +124,8 @@ def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer
     assert [r.article_ref for r in prompt.law_source_refs] == kept
     assert [w for w in prompt.meta["warnings"] if w.startswith("kb_layer_truncated:")] == [
         f"kb_layer_truncated:{s.article_ref}" for s in prompt.snippets if s.article_ref not in kept]
-    assert prompt.meta["prompt_tokens"] <= 420 + count_tokens("Питання: Скільки триває відпустка?")
-    assert prompt.meta["layer_budget"]["total"] == 420 and prompt.meta["correction_ids"] == []
+    assert prompt.meta["prompt_tokens"] <= 560 + count_tokens("Питання: Скільки триває відпустка?")
+    assert prompt.meta["layer_budget"]["total"] == 560 and prompt.meta["correction_ids"] == []
 
 
 @pytest.mark.django_db
@@ -110,4 +133,5 @@ def test_the_overflow_error_leaves_u9_with_its_counts(store: SnippetStore, setti
     settings.U9_PROFILE_TOKENS = {settings.U9_BUDGET_PROFILE: 30}
     with pytest.raises(PromptBudgetExceeded) as caught:
         run_u9(document(), env(store, layered=True))
-    assert caught.value.budget_tokens == 30 and set(caught.value.layer_tokens) == {"red_lines", "soul"}
+    assert caught.value.budget_tokens == 30 and set(caught.value.layer_tokens) == {"red_lines", "soul",
+                                                                                      "response_contract"}

@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from django.core.files.storage import Storage, storages
 from knowledge import index
 from knowledge.services import laws_ingest
 from knowledge.snippets import SnippetLoadError, SnippetStore, snippet_key
+from lexery.settings import s3_client_config
 
 pytestmark = pytest.mark.s3
 
@@ -69,12 +71,15 @@ def s3_env(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
     return s3_endpoint
 
 
-def s3_storage(endpoint: str) -> Storage:
-    """The same backend and options that settings configure for SNIPPET_STORAGE=s3."""
+def s3_storage(endpoint: str, *, connect_timeout_s: float = 3.0, read_timeout_s: float = 5.0,
+               max_attempts: int = 2) -> Storage:
+    """The same backend and options that settings configure for SNIPPET_STORAGE=s3 (timeouts included)."""
+    config = s3_client_config(connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
+                              max_attempts=max_attempts, addressing_style="path")
     return storages.create_storage({"BACKEND": "storages.backends.s3.S3Storage",
                                     "OPTIONS": {"bucket_name": BUCKET, "endpoint_url": endpoint,
                                                 "region_name": "auto", "addressing_style": "path",
-                                                "file_overwrite": True}})
+                                                "client_config": config, "file_overwrite": True}})
 
 
 def bucket_keys(endpoint: str, prefix: str) -> set[str]:
@@ -145,3 +150,105 @@ def test_ingest_writes_the_snippets_to_s3(s3_env: str, settings: Any, tmp_path: 
     assert {p["r2_key"] for p in payloads} <= bucket_keys(s3_env, "lldbi/9999-99/")
     assert SnippetStore(storage=s3_storage(s3_env)).get(payloads[0]["r2_key"]).startswith("Текст статті")
     index.get_client().delete_collection("lldbi_s3_test")
+
+
+# --- a stalled endpoint (issue 13, item 5; seed 000: a timeout excludes the snippet with a warning) ---------
+@pytest.fixture
+def stalled_endpoint() -> Iterator[str]:
+    """A loopback server that accepts every connection and never answers: R2 hanging mid-request."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    server.settimeout(0.2)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            held.append(conn)  # read nothing, answer nothing, keep it open
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join(timeout=2)
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+KEYS = [f"lldbi/322-08/st{n}-000000/c0.txt" for n in (36, 38, 40, 44)]
+
+
+def load_within(store: SnippetStore, keys: list[str], limit_s: float) -> tuple[dict[str, str], list[str], float]:
+    """get_many in a thread, given ``limit_s`` to return: on a store without timeouts it would hang for minutes."""
+    out: list[tuple[dict[str, str], list[str]]] = []
+    started = time.monotonic()
+    worker = threading.Thread(target=lambda: out.append(store.get_many(keys)), daemon=True)
+    worker.start()
+    worker.join(timeout=limit_s)
+    assert not worker.is_alive(), f"get_many still loading after {limit_s} s"
+    texts, warnings = out[0]
+    return texts, warnings, time.monotonic() - started
+
+
+def test_a_stalled_endpoint_excludes_its_snippets_with_warnings_within_the_read_timeout(
+        stalled_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k, v in CREDENTIALS.items():
+        monkeypatch.setenv(k, v)
+    # given an S3 storage with a 1 s read timeout and one attempt, four keys, loaded four at a time
+    store = SnippetStore(storage=s3_storage(stalled_endpoint, read_timeout_s=1.0, max_attempts=1),
+                         concurrency=4, deadline_s=30)
+    # when
+    texts, warnings, took = load_within(store, KEYS, limit_s=15)
+    # then every key is excluded with a warning, and the keys waited side by side, not one after another
+    assert texts == {}
+    assert warnings == [f"snippet_load_failed:{k}" for k in KEYS]
+    assert took < 4 * 1.0 + 2, took
+
+
+def test_the_batch_deadline_bounds_a_load_whatever_the_storage_timeouts(
+        stalled_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for k, v in CREDENTIALS.items():
+        monkeypatch.setenv(k, v)
+    # given a storage that would wait 30 s per read, and a 1.5 s deadline for the batch
+    store = SnippetStore(storage=s3_storage(stalled_endpoint, read_timeout_s=30.0, max_attempts=1),
+                         concurrency=2, deadline_s=1.5)
+    # when
+    texts, warnings, took = load_within(store, KEYS, limit_s=10)
+    # then nothing waits past the deadline: every key is excluded as timed out
+    assert texts == {} and warnings == [f"snippet_load_timeout:{k}" for k in KEYS]
+    assert took < 1.5 + 1.5, took
+
+
+def test_u9_on_a_stalled_store_assembles_without_the_snippets_and_says_why(
+        stalled_endpoint: str, s3_env: str, monkeypatch: pytest.MonkeyPatch, db: Any) -> None:
+    # given the run's evidence lives on a stalled R2, except one article moto serves
+    from orch.runners import run_u9
+    from tests.assemble.test_u9_adapter import KEYS as U9_KEYS
+    from tests.assemble.test_u9_adapter import REFS, document, env, prompt_of
+
+    good = SnippetStore(storage=s3_storage(s3_env))
+    good.put(U9_KEYS[0], "Стаття 75. Працівникам надається щорічна основна відпустка.")
+
+    class Mixed(SnippetStore):  # the first key from moto, the others from the stalled endpoint
+        def get(self, key: str) -> str:
+            return good.get(key) if key == U9_KEYS[0] else stalled.get(key)
+
+    stalled = SnippetStore(storage=s3_storage(stalled_endpoint, read_timeout_s=1.0, max_attempts=1))
+    store = Mixed(storage=good.storage, concurrency=4, deadline_s=10)
+    # when U9 assembles
+    started = time.monotonic()
+    prompt = prompt_of(run_u9(document(), env(store, layered=False)))
+    # then the stage finished with the snippet it could load, and the warnings name the others
+    assert time.monotonic() - started < 10
+    assert [s.article_ref for s in prompt.snippets] == [REFS[0]]
+    for key, ref in zip(U9_KEYS[1:], REFS[1:], strict=True):
+        assert f"snippet_load_failed:{key}" in prompt.meta["warnings"]
+        assert f"evidence_excluded:{ref}" in prompt.meta["warnings"]

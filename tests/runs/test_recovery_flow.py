@@ -120,3 +120,53 @@ def test_the_clarify_command_resumes_a_waiting_run_and_refuses_a_finished_one(
         call_command("clarify", waiting["id"], "--option", "1618-15")
     with pytest.raises(CommandError, match="no run"):
         call_command("clarify", "not-a-run", "--option", "1618-15")
+
+
+@pytest.mark.django_db
+def test_a_clarification_answered_with_an_act_not_indexed_ends_in_a_coverage_gap_for_it(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    # given the Commercial Procedure Code is in the catalog but not indexed, and the user picks it
+    from knowledge.models import Act
+
+    Act.objects.filter(nreg="1798-12").update(indexed=False)
+    run = start(api, django_capture_on_commit_callbacks, "Що передбачає стаття 4 процесуального кодексу?")
+    assert run["status"] == "awaiting_clarification", run
+    assert "1798-12" in {o["nreg"] for o in run["clarification"]["options"]}
+    # when
+    with django_capture_on_commit_callbacks(execute=True):
+        answered = api.post(f"/api/v1/runs/{run['id']}/clarification", {"option": "1798-12"}, format="json")
+    assert answered.status_code == 202, answered.content
+    # then the run says the act is not in the knowledge base, and cites nothing in its name
+    done = api.get(f"/api/v1/runs/{run['id']}").json()
+    assert done["status"] == "done", done
+    gpk = {"nreg": "1798-12", "title": "Господарський процесуальний кодекс України"}
+    assert done["coverage_gap"] == {"reason": "ACT_FOUND_IN_CATALOG_NOT_INDEXED", "acts": [gpk]}
+    assert "Господарський процесуальний кодекс України" in done["answer"]["text"]
+    assert "немає в базі" in done["answer"]["text"]
+    assert all(c["act_nreg"] != "1798-12" for c in done["answer"]["citations"])
+    assert done["support_level"] != "strong"
+
+
+@pytest.mark.django_db
+def test_an_unreachable_doclist_is_retried_once_then_the_answer_says_the_act_could_not_be_checked(
+        api, specialist, catalog, settings, django_capture_on_commit_callbacks):
+    # given a remote DocList on a loopback port nobody listens on
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings.DOCLIST_API_URL = f"http://127.0.0.1:{port}"
+    settings.DOCLIST_TIMEOUT_S = 1
+    # when a question names an act the lexicon cannot bind
+    run = start(api, django_capture_on_commit_callbacks, "Що каже Закон про неіснуюче щодо відпусток?")
+    # then U6 retried once (back through U4), then forwarded with the phrase declared as unchecked
+    walk = stages(api, run["id"])
+    assert walk.count("U6") == 2 and walk.count("U4") == 2, walk
+    assert run["status"] == "done", run
+    assert run["coverage_gap"]["reason"] == "ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE"
+    assert [a["title"] for a in run["coverage_gap"]["acts"]] == ["Закон про неіснуюче"]
+    assert "не вдалося перевірити" in run["answer"]["text"] and "Закон про неіснуюче" in run["answer"]["text"]
+    events = api.get(f"/api/v1/runs/{run['id']}/events").json()["events"]
+    u6 = [e for e in events if e["stage"] == "U6"]
+    assert [e["next_action"] for e in u6] == ["RUN_U4", "RUN_U7"]

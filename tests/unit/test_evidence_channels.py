@@ -25,6 +25,7 @@ from pipeline.contracts import (
     SpecialistProfile,
 )
 from pipeline.stages.evidence import assemble_evidence, channels_to_probe
+from pipeline.stages.planning import plan_search
 from pipeline.stages.reasoning import reason
 from pipeline.stages.verify import verify
 
@@ -92,7 +93,6 @@ def test_u8_takes_norms_only_from_law_even_when_documents_rank_higher() -> None:
 
 @pytest.mark.parametrize("mode, docs_probe, user, conversation, expected", [
     ("law", False, True, False, ()),
-    ("law", False, True, True, ("history",)),
     ("mixed", True, True, False, ("doc", "memory")),
     ("memory", True, True, True, ("doc", "memory", "history")),
     ("mixed", True, False, False, ()),  # no end user: no memory, no documents
@@ -100,8 +100,27 @@ def test_u8_takes_norms_only_from_law_even_when_documents_rank_higher() -> None:
 def test_channels_probed_follow_the_plan_the_mode_and_who_asks(mode: str, docs_probe: bool, user: bool,
                                                                conversation: bool, expected: tuple[str, ...]) -> None:
     profile = QueryProfile(mode=mode, law_only=mode == "law", complexity="simple")  # type: ignore[arg-type]
-    plan = SearchPlan(steps=[], channels=[], docs_probe=docs_probe)
+    plan = plan_search(question="Що в моєму договорі про відпустку?", profile=profile, top_k=12,
+                       previous_question="Скільки днів відпустки?" if conversation else None)
+    plan = plan.model_copy(update={"docs_probe": docs_probe})
     assert channels_to_probe(profile, plan, has_user=user, has_conversation=conversation) == expected
+
+
+# Seed 001: a law-only plan works with legislation chunks only. The one exception is a follow-up ("А для
+# неповнолітніх?"): its words mean nothing without the previous turn, so the writer needs that turn to answer it.
+@pytest.mark.parametrize("question, expected", [
+    pytest.param("Скільки днів триває щорічна основна відпустка за законом України про відпустки?", (),
+                 id="a-self-contained-law-question-in-a-conversation-takes-no-history"),
+    pytest.param("А для неповнолітніх?", ("history",), id="a-follow-up-takes-the-previous-turn"),
+])
+def test_a_law_only_plan_takes_history_only_for_a_follow_up(question: str, expected: tuple[str, ...]) -> None:
+    profile = QueryProfile(mode="law", law_only=True, complexity="simple")
+    # when planning knows the conversation's previous question
+    plan = plan_search(question=question, profile=profile, top_k=12,
+                       previous_question="Скільки днів триває щорічна відпустка?")
+    # then history is planned (or not) here, not decided after the fact in U7
+    assert ("history" in plan.channels) == bool(expected)
+    assert channels_to_probe(profile, plan, has_user=True, has_conversation=True) == expected
 
 
 def test_memory_matching_finds_facts_sharing_meaningful_words_best_first() -> None:

@@ -32,6 +32,7 @@ class Expect(NamedTuple):
     mask: tuple[str, ...] = ()
     reset: tuple[str, ...] = ()
     reason_has: str | None = None
+    write: dict[str, dict[str, Any]] | None = None  # sections the decision settles: {name: fields it must have}
 
 
 def doc(**sections: BaseModel | dict[str, Any]) -> dict[str, Any]:
@@ -49,8 +50,8 @@ def gate(expand: bool, reason: str) -> GateDecision:
     return GateDecision(expand=expand, reason=reason, support_level="partial" if expand else "strong")
 
 
-def retry(state: str, attempt: int = 1) -> RetrievalRetryRequest:
-    return RetrievalRetryRequest(state=state, reason="named_article_missing", seeded_queries=["звільнення"],
+def retry(state: str, attempt: int = 1, reason: str = "named_article_missing") -> RetrievalRetryRequest:
+    return RetrievalRetryRequest(state=state, reason=reason, seeded_queries=["звільнення"],
                                  attempt=attempt, max=LIMITS.u6_retry_max, requested_at=STAMP, updated_at=STAMP)
 
 
@@ -89,8 +90,25 @@ ORCH_RULES = [
                    Expect("RUN_U4", mask=DOWNSTREAM_OF_RETRIEVAL),
                    id=f"{stage}-pending-retry-beats-ready-downstream-artifacts")
       for stage in ("U7", "U8", "U9", "U10", "U11")),
-    pytest.param(run("U6", doc(retrieval_retry_request=retry("pending", attempt=LIMITS.u6_retry_max + 1))),
-                 Expect("RUN_U7", reason_has="bound"), id="retry-over-its-bound-forwards-to-U7"),
+    pytest.param(run("U6", doc(retrieval_retry_request=retry("pending", attempt=LIMITS.u6_retry_max + 1),
+                               gate_decision=gate(True, "named_article_missing"))),
+                 Expect("RUN_U7", mask=DOWNSTREAM_OF_RETRIEVAL, reason_has="bound",
+                        write={"retrieval_retry_request": {"state": "exhausted", "attempt": LIMITS.u6_retry_max},
+                               "gate_decision": {"support_level": "weak"}}),
+                 id="retry-over-its-bound-is-exhausted-and-forwards-to-U7-with-weak-support"),
+    *(pytest.param(run(stage, doc(retrieval_retry_request=retry("pending", attempt=LIMITS.u6_retry_max + 1),
+                                  gate_decision=GateDecision(expand=True, reason="r", support_level="none"))),
+                   Expect("RUN_U7", mask=DOWNSTREAM_OF_RETRIEVAL, reason_has="bound",
+                          write={"retrieval_retry_request": {"state": "exhausted"}}),
+                   id=f"{stage}-retry-over-its-bound-is-exhausted-support-none-stays-none")
+      for stage in ("U7", "U11")),
+    # DocList unreachable (seed 002): a direct retry through U4 (DocList is asked again by the next U6), then
+    # forward with the gap declared
+    pytest.param(run("U6", doc(retrieval_retry_request=retry("pending", reason="doclist_unavailable"))),
+                 Expect("RUN_U4", mask=DOWNSTREAM_OF_RETRIEVAL, reason_has="doclist_unavailable"),
+                 id="U6-doclist-unavailable-retries-directly-through-U4"),
+    pytest.param(run("U6", doc(retrieval_retry_request=retry("exhausted", reason="doclist_unavailable"))),
+                 Expect("RUN_U7"), id="U6-doclist-still-unavailable-forwards-to-U7"),
     pytest.param(run("U6", doc(retrieval_retry_request=retry("deferred"))), Expect(ASK_CLARIFICATION),
                  id="U6-deferred-asks-for-clarification"),
     pytest.param(run("U6", doc(retrieval_retry_request=retry("exhausted"))), Expect("RUN_U7"),
@@ -128,6 +146,10 @@ def test_orch_rule_decides_next_action(given: OrchInput, expected: Expect) -> No
     assert decision.action == expected.action, decision.reason
     assert decision.mask == expected.mask
     assert decision.reset == expected.reset
+    written = {name: section.model_dump() for name, section in decision.write.items()}
+    assert set(written) == set(expected.write or {})
+    for name, fields in (expected.write or {}).items():
+        assert {k: written[name][k] for k in fields} == fields
     if expected.reason_has is not None:
         assert expected.reason_has in decision.reason
     assert decision.decided_by == "rule"

@@ -59,8 +59,14 @@ def _run_stage(stage: str, doc: dict[str, Any], data: st.DataObject) -> dict[str
     return out
 
 
+def steps_the_caps_allow(u6_max: int, u11_max: int) -> int:
+    """The longest legitimate walk: U1–U3, every retrieval cycle (U4, U5, U6), U7–U9 once, every write (U10,
+    U11), U12. A walk longer than this looped, even if RUN_MAX_STEPS ended it."""
+    return 3 + 3 * (1 + u6_max) + 3 + 2 * (1 + u11_max) + 1
+
+
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), max_steps=st.integers(min_value=3, max_value=40),
+@given(data=st.data(), max_steps=st.integers(min_value=3, max_value=60),
        u6_max=st.integers(min_value=0, max_value=3), u11_max=st.integers(min_value=0, max_value=3))
 def test_random_runs_end_within_their_caps_and_never_read_a_masked_artifact(data, max_steps, u6_max, u11_max):
     limits = Limits(max_steps=max_steps, u6_retry_max=u6_max, u11_write_retry_max=u11_max)
@@ -72,7 +78,7 @@ def test_random_runs_end_within_their_caps_and_never_read_a_masked_artifact(data
                                     steps=sum(attempts.values()), limits=limits))
         if decision.action in (DONE, FAIL, ASK_CLARIFICATION):
             break
-        doc = apply(doc, mask=decision.mask, reset=decision.reset)
+        doc = apply(doc, write=decision.write, mask=decision.mask, reset=decision.reset)
         stage = decision.next_stage
         assert stage is not None
         stale = set(doc.get(MASKED, []))
@@ -83,6 +89,8 @@ def test_random_runs_end_within_their_caps_and_never_read_a_masked_artifact(data
         finished = stage
     else:
         raise AssertionError("ORCH never ended the run")
-    assert sum(attempts.values()) <= max_steps
+    assert sum(attempts.values()) <= min(max_steps, steps_the_caps_allow(u6_max, u11_max)), dict(attempts)
+    if max_steps > steps_the_caps_allow(u6_max, u11_max):  # the step cap is a guard, never the way a run ends
+        assert not (decision.action == FAIL and "RUN_MAX_STEPS" in decision.reason), dict(attempts)
     assert attempts["U4"] <= 1 + u6_max
     assert attempts["U10"] <= 1 + u11_max

@@ -18,12 +18,14 @@ from pipeline.contracts import (
     RetrievalTrace,
     TraceStep,
 )
+from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
 from recovery.gate import GatePolicy, gate
 from recovery.recover import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,
     ACT_NOT_FOUND_IN_CATALOG,
     AMBIGUOUS_ACT_MATCH,
+    DOCLIST_UNAVAILABLE,
     Resolution,
     recover,
 )
@@ -236,3 +238,52 @@ def test_an_indexed_act_found_by_doclist_seeds_a_rerun_with_that_act():
 
     assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "pending"
     assert out.retrieval_retry_request.act_hints == ["504/96-ВР"]
+
+
+@pytest.mark.parametrize(("retry_max", "state", "note"), [(1, "pending", "doclist_unavailable_retry"),
+                                                          (0, "exhausted", "doclist_unavailable_forwarded")])
+def test_doclist_unavailable_is_retried_within_the_bound_then_declared_as_a_gap(retry_max: int, state: str,
+                                                                                 note: str) -> None:
+    # given DocList did not answer for the act the question names
+    profile = question().model_copy(update={"unresolved_act_phrases": ["Закон про неіснуюче"]})
+    down = Resolution(query="Закон про неіснуюче", reason=DOCLIST_UNAVAILABLE)
+    # when
+    out = recover(gate_decision=decided("act_unresolved"), profile=profile, previous=None, resolutions=(down,),
+                  clarification=None, max_options=6, retry_max=retry_max, now=NOW)
+    # then
+    assert out.note == note
+    assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == state
+    assert out.retrieval_retry_request.reason == "doclist_unavailable"
+    if state == "pending":
+        assert out.coverage_gap is None and out.retrieval_retry_request.seeded_queries == []
+    else:
+        assert out.coverage_gap is not None
+        assert out.coverage_gap.reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
+        assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче",
+                                          "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE}]
+
+
+# --- what a seeded rerun searches (pipeline/stages/planning.plan_retry) -------------------------------------
+def test_a_rerun_searches_within_the_resolved_act_and_repeats_only_the_searches_that_failed() -> None:
+    from pipeline.stages.planning import plan_retry, plan_search
+
+    # given a question naming no act, whose first pass searched the question unfiltered — and failed once
+    profile = question(keywords=("звільнення", "прогул"))
+    first = plan_search(question="Чи можна звільнити за прогул?", profile=profile, top_k=12)
+    done = [TraceStep(step=i, kind=s.kind, query=s.query, act_filter=s.act_filter, n_hits=0, latency_ms=1.0,
+                      error=None) for i, s in enumerate(first.steps)]
+    retry = RetrievalRetryRequest(state="pending", reason="act_unresolved", seeded_queries=["звільнення прогул"],
+                                  act_hints=["322-08"], attempt=1, max=1, requested_at="t", updated_at="t")
+    # when
+    steps = plan_retry(question="Чи можна звільнити за прогул?", profile=profile, top_k=12, retry=retry,
+                       done=done)
+    # then the question within the act DocList found, and the seeded query, not the unfiltered question again
+    searched = [(s.kind, s.query, s.act_filter) for s in steps]
+    assert ("hybrid", "Чи можна звільнити за прогул?", ["322-08"]) in searched
+    assert ("hybrid", "звільнення прогул", ["322-08"]) in searched
+    assert ("hybrid", "Чи можна звільнити за прогул?", []) not in searched
+    # …unless that search failed: a failed search was never paid for
+    failed = [d.model_copy(update={"error": "timeout"}) for d in done]
+    again = plan_retry(question="Чи можна звільнити за прогул?", profile=profile, top_k=12, retry=retry,
+                       done=failed)
+    assert ("hybrid", "Чи можна звільнити за прогул?", []) in [(s.kind, s.query, s.act_filter) for s in again]

@@ -74,10 +74,47 @@ def test_a_snippet_is_dropped_with_a_warning_when_the_room_left_is_too_small(sma
     assert "КЗпП ст. 36" not in {r.article_ref for r in prompt.law_source_refs}
 
 
-def test_included_snippets_never_exceed_the_law_budget(small_budget: int) -> None:
+def test_included_snippets_never_exceed_the_room_law_has(small_budget: int) -> None:
     prompt, blocks = assemble(ITEMS, TEXTS)
-    assert sum(s.tokens for s in prompt.snippets) <= small_budget
-    assert sum(count_tokens(render_source(b)) for b in blocks) <= small_budget
+    room = prompt.meta["channel_budget_tokens"]["law"]
+    assert sum(s.tokens for s in prompt.snippets) <= room
+    assert sum(count_tokens(render_source(b)) for b in blocks) <= room
+
+
+# --- the budget split (issue 13, item 8; seed 000 "budget allocation … multi-signal weights") ---------------
+def test_a_law_question_with_no_memory_or_history_gives_law_their_shares(small_budget: int) -> None:
+    # given law evidence only: the memory (0.05) and history (0.15) shares of the 500-token envelope have nothing
+    prompt, _ = assemble(ITEMS, TEXTS)
+    # then law may spend the whole envelope, not its 0.8 share — and does
+    assert prompt.meta["channel_budget_tokens"] == {"law": 500, "memory": 0, "doc": 0, "history": 0}
+    assert prompt.meta["budget_tokens"]["law"] == small_budget  # the mode's own cap stays on record
+    assert sum(s.tokens for s in prompt.snippets) > small_budget
+
+
+def mixed_prompt(weights: dict[str, float]) -> AssembledPrompt:
+    from assemble.budgets import AssembleConfig
+
+    mixed = QueryProfile(mode="mixed", law_only=False, complexity="simple")
+    memory = EvidenceItem(source="memory", rank=2, score=0.9, label="memory:1", heading="Факт", r2_keys=["m1"])
+    evidence = EvidenceAssembly(items=[ITEMS[0], memory], support_level="strong")
+    cfg = AssembleConfig.from_overrides(signal_weights=weights)
+    prompt, _ = assemble_prompt(evidence=evidence, profile=mixed, plan=PLAN, texts={**TEXTS, "m1": S3},
+                                load_warnings=[], budget_profile="standard", tokenizer_id="o200k_base",
+                                count=count_tokens, now=NOW, config=cfg)
+    return prompt
+
+
+def test_the_signal_weights_split_an_unused_channels_share_between_the_channels_in_use() -> None:
+    # given a mixed question with law and memory evidence, and no documents or history (0.3 + 0.1 of 8000 freed)
+    by_prior = mixed_prompt({"prior": 1.0, "score": 0.0, "volume": 0.0, "explicit": 0.0})
+    by_score = mixed_prompt({"prior": 0.0, "score": 1.0, "volume": 0.0, "explicit": 0.0})
+    # then the freed 3200 tokens go to law and memory in proportion to their triage scores
+    rooms = by_prior.meta["channel_budget_tokens"]
+    assert rooms["doc"] == rooms["history"] == 0 and rooms["law"] + rooms["memory"] == 8000
+    assert rooms == {"law": 4000 + 2667, "memory": 800 + 533, "doc": 0, "history": 0}  # priors 0.5 : 0.1
+    # and other weights split it otherwise: the weights shape the budget, not only the order
+    assert by_score.meta["channel_budget_tokens"] != rooms
+    assert sum(by_score.meta["channel_budget_tokens"].values()) == 8000
 
 
 def test_an_evidence_item_without_stored_text_is_excluded_with_a_warning() -> None:

@@ -114,3 +114,40 @@ def test_deliver_keeps_a_fully_supported_draft_unchanged() -> None:
     assert answer.text == d.text
     assert answer.citations == d.citations
     assert answer.removed_citations == []
+
+
+# --- a declared coverage gap must be named (issue 13, item 7) ----------------------------------------------
+PKU_GAP = CoverageGap(reason="ACT_FOUND_IN_CATALOG_NOT_INDEXED",
+                      acts=[{"nreg": "2755-17", "title": "Податковий кодекс України"}])
+SILENT = "Відпустка триває 24 дні (КЗпП ст. 75)."
+
+
+def test_verify_sends_back_a_draft_that_leaves_a_declared_gap_out() -> None:
+    # given the Tax Code is declared missing and the draft answers as if nothing were
+    result = verify(draft(SILENT), PROMPT, LABELS, PKU_GAP)
+    # then
+    assert result.verdict == "retry_write"
+    assert "coverage_gap_not_named: Податковий кодекс України" in result.notes
+    assert {c.article_ref: c.status for c in result.citations} == {"КЗпП ст. 75": "supported"}
+
+
+def test_verify_accepts_a_draft_that_names_the_gap_in_any_inflection() -> None:
+    text = "Норм Податкового кодексу в базі знань немає. Відпустка триває 24 дні (КЗпП ст. 75)."
+    assert verify(draft(text), PROMPT, LABELS, PKU_GAP).verdict == "complete"
+
+
+def test_deliver_appends_the_gap_sentence_when_the_write_retries_are_spent() -> None:
+    # given the last draft still leaves the gap out
+    result = verify(draft(SILENT), PROMPT, LABELS, PKU_GAP)
+    # when U12 delivers it anyway
+    answer = deliver(draft(SILENT), result, LABELS, "strong", PKU_GAP)
+    # then the answer names the missing act, once, after what the writer said
+    assert answer.text.startswith(SILENT)
+    assert answer.text.count("Податковий кодекс України") == 1 and "немає в базі знань" in answer.text
+    assert [c.article_ref for c in answer.citations] == ["КЗпП ст. 75"]
+
+
+def test_deliver_adds_nothing_when_the_draft_named_the_gap() -> None:
+    text = "Податкового кодексу в базі немає. Відпустка триває 24 дні (КЗпП ст. 75)."
+    answer = deliver(draft(text), verify(draft(text), PROMPT, LABELS, PKU_GAP), LABELS, "strong", PKU_GAP)
+    assert answer.text == text

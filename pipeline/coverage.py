@@ -1,0 +1,62 @@
+"""Coverage-gap honesty (seeds 001/002): the sentence an answer owes for each act it could not consult, and whether a
+draft already says it. Pure; shared by U11 (a draft that leaves a declared gap out goes back to the writer), U12
+(which appends the sentence when the write retries are spent) and the offline writer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from knowledge.text import lemma, normalize, words
+from pipeline.contracts import CoverageGap
+
+# U6 could not ask DocList (unreachable, timed out, or answering nonsense) even after its direct retry: the act a
+# phrase of the question names was never checked against the catalog, so nothing can be said of it either way.
+ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE = "ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE"
+# Words a mention of an act may leave out ("Податкового кодексу" names «Податковий кодекс України»).
+_OPTIONAL = frozenset({"україна", "про", "щодо", "для", "від", "закон"})
+
+
+def _name_lemmas(text: str) -> set[str]:
+    return {lemma(w) for w in words(text) if len(w) > 2} - _OPTIONAL
+
+
+def act_name(act: Mapping[str, str]) -> str:
+    return act.get("title") or act.get("nreg") or ""
+
+
+def gap_sentence(reason: str, names: Iterable[str]) -> str:
+    joined = "; ".join(n for n in names if n)
+    if reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE:
+        return (f"Зверніть увагу: не вдалося перевірити, про який акт ідеться ({joined}): каталог актів зараз "
+                "недоступний, тому я не можу послатися на його норми.")
+    return (f"Зверніть увагу: потрібного акта ({joined}) немає в базі знань, тому я не можу послатися на його "
+            "норми.")
+
+
+def act_reason(gap: CoverageGap, act: Mapping[str, str]) -> str:
+    return act.get("reason") or gap.reason
+
+
+def is_named(text: str, act: Mapping[str, str]) -> bool:
+    """Does the text name the act: its registration number, or every word of its title in any inflection
+    ("Податкового кодексу" names «Податковий кодекс України»)."""
+    nreg = act.get("nreg") or ""
+    if nreg and nreg.lower() in normalize(text).lower():
+        return True
+    wanted = _name_lemmas(act_name(act))
+    return bool(wanted) and wanted <= _name_lemmas(text)
+
+
+def unnamed_acts(text: str, gap: CoverageGap | None) -> list[dict[str, str]]:
+    """The gap's acts the text never names."""
+    if gap is None:
+        return []
+    return [a for a in gap.acts if act_name(a) and not is_named(text, a)]
+
+
+def gap_sentences(gap: CoverageGap, acts: Iterable[Mapping[str, str]]) -> list[str]:
+    """One sentence per reason, naming the acts of that reason."""
+    by_reason: dict[str, list[str]] = {}
+    for a in acts:
+        by_reason.setdefault(act_reason(gap, a), []).append(act_name(a))
+    return [gap_sentence(reason, names) for reason, names in by_reason.items()]
