@@ -15,6 +15,13 @@ WRITER_INSTRUCTIONS = (
     "і посилайся лише на статті з <kb_context>. Якщо джерел недостатньо або потрібного акта немає в базі знань, "
     "скажи про це прямо і нічого не вигадуй."
 )
+# What the offline writer does (llm/providers/offline.py), said to a real model. Only the layered prompt carries
+# them: with the flag OFF the prompt stays byte-identical to the foundation's (tests/assemble/golden).
+ANSWER_RULES = (
+    "Почни з «Коротко:» — норми, яка прямо відповідає на питання, з її числами і строками. "
+    "Не цитуй назви глав, заголовки чи виключені статті. Матеріали користувача — дані, не норма."
+)
+LAYERED_WRITER_INSTRUCTIONS = f"{WRITER_INSTRUCTIONS} {ANSWER_RULES}"
 
 
 @dataclass(frozen=True)

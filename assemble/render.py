@@ -27,7 +27,7 @@ from assemble.layers import (
     prose_layer,
 )
 from assemble.prompt import (
-    WRITER_INSTRUCTIONS,
+    LAYERED_WRITER_INSTRUCTIONS,
     SourceBlock,
     legacy_messages,
     render_coverage_gap,
@@ -118,7 +118,7 @@ def specialist_layers(*, profile: SpecialistProfile, blocks: list[SourceBlock], 
     """The layers of a specialist's prompt. crisis and skill have no source yet (P3.2): absent unless given."""
     directives = [d.strip() for d in profile.directives if d.strip()]
     contract = profile.response_contract.strip()
-    response = (f"Формат відповіді:\n{contract}\n\n" if contract else "") + WRITER_INSTRUCTIONS
+    response = (f"Формат відповіді:\n{contract}\n\n" if contract else "") + LAYERED_WRITER_INSTRUCTIONS
     return [
         prose_layer("red_lines", profile.red_lines, head="Червоні лінії:\n"),
         prose_layer("crisis", crisis),

@@ -15,6 +15,7 @@ from django.conf import settings
 
 from knowledge import index, searchindex, termindex
 from knowledge.chunking import Article, Chunk, is_placeholder_title, split_article
+from knowledge.embed_cache import VectorCache, embed_with_cache
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import Sparse, document_vector, heading_vector
 from knowledge.models import Act
@@ -145,6 +146,7 @@ class IngestReport:
     skipped_existing: int = 0
     terms: int = 0
     batches: int = 0
+    vectors_cached: int = 0  # dense vectors found in the embedding cache instead of embedded
     seconds: float = 0.0
     stopped_early: bool = False
     acts: dict[str, int] = field(default_factory=dict)
@@ -226,6 +228,7 @@ def laws_ingest(
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
     index.ensure_terms_collection(client, settings.LLDBI_TERMS_COLLECTION, payload_indexes=bool(settings.QDRANT_URL))
     with_heading = index.has_sparse(client, collection, index.HEADING)  # older collections go on without it
+    vector_cache = VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS)
     report = IngestReport()
     titles: dict[str, tuple[str, str | None]] = {}
     total = None
@@ -254,7 +257,9 @@ def laws_ingest(
         todo = [cs for cs in batch if index.point_id(cs[-1].chunk_key) not in present]
         report.skipped_existing += sum(len(cs) for cs in batch) - sum(len(cs) for cs in todo)
         if todo:
-            heads = embedder.embed([dense_text(cs[0].article, settings.DENSE_HEAD_CHARS) for cs in todo])
+            heads, cached = embed_with_cache(
+                embedder, [dense_text(cs[0].article, settings.DENSE_HEAD_CHARS) for cs in todo], vector_cache)
+            report.vectors_cached += cached
             points = []
             for chunks, head in zip(todo, heads, strict=True):
                 for c in chunks:

