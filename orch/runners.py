@@ -334,8 +334,14 @@ def _titles(env: StageEnv) -> dict[str, str]:
 
 
 def run_u11(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
-    result = verify(need(doc, "draft", c.Draft), need(doc, "assembled_prompt", c.AssembledPrompt),
-                    _labels(env, doc), _coverage_gap(doc), titles=_titles(env))
+    prompt = need(doc, "assembled_prompt", c.AssembledPrompt)
+    texts, _ = env.snippets().get_many([k for s in prompt.snippets for k in s.r2_keys])
+
+    def of(law: bool) -> list[str]:
+        return [texts[k] for s in prompt.snippets if (s.source == "lldbi") == law for k in s.r2_keys if k in texts]
+
+    result = verify(need(doc, "draft", c.Draft), prompt, _labels(env, doc), _coverage_gap(doc),
+                    titles=_titles(env), user_texts=of(False), law_texts=of(True))
     return StageResult({"verify_result": result}, {"verdict": result.verdict})
 
 

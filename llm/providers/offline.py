@@ -24,6 +24,7 @@ MAX_SENTENCES_PER_SOURCE = 2
 _SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[^>]*>\n(?P<body>.*?)\n</source>',
                      re.S)
 MAX_CONTEXT_SOURCES = 2  # the user's documents, memory and earlier turns quoted beside the law
+_KB = re.compile(r"<kb_context>\n(?P<kb>.*)\n</kb_context>", re.S)  # the only place sources come from
 _GAP = re.compile(r"<coverage_gap[^>]*>(?P<names>.*?)</coverage_gap>", re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
@@ -83,16 +84,20 @@ def compose_answer(messages: list[Message]) -> str:
     for m in reversed(messages):
         match = _QUESTION.match(m.content.strip()) if m.role == "user" else None
         if match:
-            question = match.group("q").strip()
+            question = unescape(match.group("q").strip())
             break
     q_lemmas = set(content_lemmas(question))
     term = definition_term(question)
     asked = term_key(clean_term(term)) if term else None
-    found = list(_SOURCE.finditer(joined))
-    # Only law sources are cited; the user's documents, memory and earlier turns are quoted as theirs, never as
-    # a basis (a contract clause is not a norm).
-    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")][:MAX_SOURCES]
-    context = [_without_heading(m.group("body")) for m in found if m.group("kind")][:MAX_CONTEXT_SOURCES]
+    # Sources are read from the <kb_context> alone (a question or a persona holding a <source> block is not one);
+    # only law sources, the blocks of kind lldbi (no kind: the golden markup), are cited. The user's documents,
+    # memory and earlier turns are quoted as theirs, never as a basis (a contract clause is not a norm).
+    kb = _KB.search(joined)
+    found = list(_SOURCE.finditer(kb.group("kb"))) if kb else []
+    sources = [(unescape(m.group("ref")), m.group("body")) for m in found
+               if m.group("kind") in (None, "lldbi")][:MAX_SOURCES]
+    context = [_without_heading(unescape(m.group("body"))) for m in found
+               if m.group("kind") not in (None, "lldbi")][:MAX_CONTEXT_SOURCES]
     gap = _GAP.search(joined)
     lines: list[str] = []
     if gap:
@@ -109,9 +114,13 @@ def compose_answer(messages: list[Message]) -> str:
         found = _best_sentences(body, q_lemmas, n, lambda s: s != heading and cites_only(s), asked=asked)
         return found or _best_sentences(body, q_lemmas, n, cites_only, asked=asked)
 
-    # A sentence of the user's material that names an article outside the law sources is not repeated: U11
-    # would rightly see it as a citation without evidence.
-    mine = [f"— «{_clip(s)}» ({heading})." for heading, body in context for s in quotable(heading, body, 1)]
+    # A sentence of the user's material that names an article is not repeated: outside the law sources U11 would
+    # see a citation without evidence, inside them the user's words would stand beside the article as if its own.
+    def names_no_article(s: str) -> bool:
+        return not find_citations(s, labels, evidence=allowed)
+
+    mine = [f"— «{_clip(s)}» ({heading})." for heading, body in context
+            for s in _best_sentences(body, q_lemmas, 1, names_no_article)]
     if mine:
         lines.append("З ваших матеріалів:\n" + "\n".join(mine))
     if not sources:
