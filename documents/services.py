@@ -23,6 +23,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
+from runs.api_errors import ClientError
 from runs.models import Org
 from runs.services import clean_ref
 
@@ -30,7 +31,7 @@ logger = logging.getLogger(__name__)
 RETRIEVAL_QUEUE = "retrieval"  # orch/dispatch.py: the queue of the one process that opens Qdrant
 
 
-class DocumentInputError(ValueError):
+class DocumentInputError(ClientError):
     """A refused upload; the message is a sentence for the client."""
 
 

@@ -228,7 +228,7 @@ ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -12,13 +12,14 @@ from django.db import transaction
 from knowledge.snippets import SnippetStore
 from knowledge.text import normalize
 from memory.models import MemoryItem
+from runs.api_errors import ClientError
 from runs.models import Org, Run
 from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
 
 
-class MemoryInputError(ValueError):
+class MemoryInputError(ClientError):
     """Bad input for a memory item; the message is a sentence for the client."""
 
 
