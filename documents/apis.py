@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 
 from documents.selectors import document_get_for_org, document_list
 from documents.services import document_create, document_delete
+from documents.uploads import limit_upload
 from runs.serializers import UserRefQuerySerializer
 
 
@@ -43,6 +45,8 @@ class DocumentListCreateApi(APIView):
 
     @extend_schema(request={"multipart/form-data": InputSerializer}, responses={201: DocumentOutputSerializer})
     def post(self, request: Request) -> Response:
+        limit_upload(request, max_bytes=settings.DOCUMENT_MAX_BYTES,
+                     overhead_bytes=settings.DOCUMENT_UPLOAD_OVERHEAD_BYTES)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]

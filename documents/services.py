@@ -16,7 +16,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from documents import index as docs_index
-from documents.extract import ExtractionError, document_kind, extract_text
+from documents.extract import ExtractionError, ExtractLimits, document_kind, extract_text
 from documents.models import UserDocument
 from knowledge.chunking import split_text
 from knowledge.embeddings import Embedder, default_embedder
@@ -54,7 +54,9 @@ def _clean_filename(filename: str) -> str:
 def _chunks(data: bytes, *, filename: str, content_type: str) -> tuple[str, list[str], int]:
     try:
         kind = document_kind(filename, content_type)
-        text = extract_text(data, kind)
+        text = extract_text(data, kind, ExtractLimits(
+            max_uncompressed_bytes=settings.DOCUMENT_MAX_UNCOMPRESSED_BYTES,
+            max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES))
     except ExtractionError as exc:
         raise DocumentInputError(f"{filename}: {exc}") from exc
     chunks = [c for c in split_text(text, max_chars=settings.CHUNK_MAX_CHARS,

@@ -215,6 +215,13 @@ MEMORY_MAX_ITEMS = env.int("MEMORY_MAX_ITEMS", default=3)  # memory items one ru
 MEMORY_SCAN_MAX_ITEMS = env.int("MEMORY_SCAN_MAX_ITEMS", default=500)  # a user's newest items U7 matches against
 DOCUMENT_MAX_BYTES = env.int("DOCUMENT_MAX_BYTES", default=10 * 1024 * 1024)  # one upload
 DOCUMENT_MAX_CHUNKS = env.int("DOCUMENT_MAX_CHUNKS", default=400)  # a longer document is refused, not cut
+# What reading one upload may cost (issue 12: a 208 KB DOCX of 83 MB XML took 589 MB to refuse). Text DOCX files
+# pack 5-20 times; 400 chunks of text are under 1 MB, so 50 MB unpacked leaves room for images and styles.
+DOCUMENT_MAX_UNCOMPRESSED_BYTES = env.int("DOCUMENT_MAX_UNCOMPRESSED_BYTES", default=50 * 1024 * 1024)
+DOCUMENT_MAX_ZIP_RATIO = env.int("DOCUMENT_MAX_ZIP_RATIO", default=100)
+DOCUMENT_MAX_PDF_PAGES = env.int("DOCUMENT_MAX_PDF_PAGES", default=300)
+# Multipart overhead allowed beside the file (field names, boundaries, user_ref) before a body is refused unread.
+DOCUMENT_UPLOAD_OVERHEAD_BYTES = env.int("DOCUMENT_UPLOAD_OVERHEAD_BYTES", default=64 * 1024)
 DOCS_COLLECTION = env.str("DOCS_COLLECTION", default="user_docs")  # the users' documents, apart from LLDBI
 DOCS_MAX_CHUNKS = env.int("DOCS_MAX_CHUNKS", default=4)  # document chunks one run's evidence may carry
 HISTORY_MAX_TURNS = env.int("HISTORY_MAX_TURNS", default=3)  # earlier turns of the conversation, newest first

@@ -114,7 +114,7 @@ def test_an_upload_over_the_size_limit_or_without_a_user_is_refused(api, special
     settings.DOCUMENT_MAX_BYTES = 10_000
     no_user = upload(api, django_capture_on_commit_callbacks, "a.txt", b"some text", "text/plain", user_ref=" ")
 
-    assert too_big.status_code == 400 and "the limit is 10 (DOCUMENT_MAX_BYTES)" in too_big.json()["detail"]
+    assert too_big.status_code == 413 and "the limit is 10 bytes (DOCUMENT_MAX_BYTES)" in too_big.json()["detail"]
     assert no_user.status_code == 400 and "user_ref must not be empty" in no_user.json()["detail"]
     assert UserDocument.objects.count() == 0 and stored_files() == []
 
