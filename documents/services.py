@@ -23,7 +23,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
-from runs.api_errors import ClientError
+from runs.api_errors import ClientError, QuotaExceeded
 from runs.models import Org
 from runs.services import clean_ref
 
@@ -74,6 +74,9 @@ def document_create(*, org: Org, user_ref: str, filename: str, content_type: str
     user = clean_ref(user_ref, name="user_ref", error=DocumentInputError,
                      required_because="a document belongs to one end user of the org")
     name = _clean_filename(filename)
+    if UserDocument.objects.filter(org=org).count() >= settings.ORG_MAX_DOCUMENTS:
+        raise QuotaExceeded(f"the org stores {settings.ORG_MAX_DOCUMENTS} documents, its limit (ORG_MAX_DOCUMENTS); "
+                            "delete some first")
     if not data:
         raise DocumentInputError(f"{name}: the file is empty")
     if len(data) > settings.DOCUMENT_MAX_BYTES:

@@ -213,6 +213,10 @@ DOCLIST_MAX_CANDIDATES = env.int("DOCLIST_MAX_CANDIDATES", default=8)
 MEMORY_ITEM_MAX_CHARS = env.int("MEMORY_ITEM_MAX_CHARS", default=1000)  # one remembered fact
 MEMORY_MAX_ITEMS = env.int("MEMORY_MAX_ITEMS", default=3)  # memory items one run's evidence may carry
 MEMORY_SCAN_MAX_ITEMS = env.int("MEMORY_SCAN_MAX_ITEMS", default=500)  # a user's newest items U7 matches against
+# Per org: what its end users may store, and what its runs may spend on models in a day (empty: no cap).
+ORG_MAX_DOCUMENTS = env.int("ORG_MAX_DOCUMENTS", default=1000)
+ORG_MAX_MEMORY_ITEMS = env.int("ORG_MAX_MEMORY_ITEMS", default=10000)
+ORG_DAILY_SPEND_CAP_USD = env.str("ORG_DAILY_SPEND_CAP_USD", default="50.00")
 DOCUMENT_MAX_BYTES = env.int("DOCUMENT_MAX_BYTES", default=10 * 1024 * 1024)  # one upload
 DOCUMENT_MAX_CHUNKS = env.int("DOCUMENT_MAX_CHUNKS", default=400)  # a longer document is refused, not cut
 # What reading one upload may cost (issue 12: a 208 KB DOCX of 83 MB XML took 589 MB to refuse). Text DOCX files
@@ -232,12 +236,24 @@ ADMIN_DASHBOARD_DAYS_MAX = env.int("ADMIN_DASHBOARD_DAYS_MAX", default=90)  # wi
 # Latency percentiles are computed over at most this many of the newest stage events in the window.
 ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000)
 
+# Requests per API key (DRF rate syntax, e.g. 120/minute; empty: no limit), counted on THROTTLE_CACHE_URL — Redis
+# shared by every web process in production; empty: this process's memory (embedded mode, one process).
+API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="120/minute")
+THROTTLE_CACHE_URL = env.str("THROTTLE_CACHE_URL", default="")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": ({"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": THROTTLE_CACHE_URL}
+                 if THROTTLE_CACHE_URL else
+                 {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}),
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["runs.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {

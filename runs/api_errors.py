@@ -35,6 +35,12 @@ class ConflictError(ClientError):
     code = "conflict"
 
 
+class QuotaExceeded(ConflictError):
+    """The org already stores as many of these as its cap allows (``ORG_MAX_DOCUMENTS``, ``ORG_MAX_MEMORY_ITEMS``)."""
+
+    code = "quota_exceeded"
+
+
 def error_response(status_code: int, code: str, detail: str, **extra: Any) -> Response:
     return Response({"code": code, "detail": detail, **extra}, status=status_code)
 
