@@ -238,6 +238,9 @@ ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000
 
 # Requests per API key (DRF rate syntax, e.g. 120/minute; empty: no limit), counted on THROTTLE_CACHE_URL — Redis
 # shared by every web process in production; empty: this process's memory (embedded mode, one process).
+# API keys: days a new key lives (0: never expires) and how often its last_used_at is written (not on every request).
+API_KEY_TTL_DAYS = env.int("API_KEY_TTL_DAYS", default=365)
+API_KEY_LAST_USED_RESOLUTION_S = env.int("API_KEY_LAST_USED_RESOLUTION_S", default=60)
 API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="120/minute")
 THROTTLE_CACHE_URL = env.str("THROTTLE_CACHE_URL", default="")
 CACHES = {

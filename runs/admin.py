@@ -16,7 +16,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from runs import admin_views
-from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
+from runs.auth import api_key_issue, api_key_revoke
+from runs.models import ApiKey, ApiKeyAudit, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
 from runs.services import RunStateError, run_cancel
 
 admin.site.site_header = "Lexery console"
@@ -44,10 +45,63 @@ class SpecialistAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">flags</a>', url)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records, not settings: viewable by staff with view permission, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("prefix", "org", "name", "created_at", "revoked_at")
-    readonly_fields = ("prefix", "digest", "created_at")
+    """Adding a key issues one through ``api_key_issue`` and shows it once, in the message after saving; it is never
+    shown again (only its digest is stored). A key is revoked, not deleted: the audit keeps both."""
+
+    list_display = ("prefix", "org", "name", "created_at", "expires_at", "last_used_at", "revoked_at")
+    list_filter = ("org",)
+    actions = ["revoke"]
+
+    ADD_FIELDS = ("org", "name", "expires_at")
+    SHOWN_FIELDS = ("org", "name", "prefix", "created_at", "expires_at", "last_used_at", "revoked_at")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:  # type: ignore[override]
+        return self.ADD_FIELDS if obj is None else self.SHOWN_FIELDS  # (narrower than the stubs' union)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return () if obj is None else self.SHOWN_FIELDS
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
+        if change:
+            return
+        issued, raw = api_key_issue(org=obj.org, name=obj.name, expires_at=obj.expires_at,
+                                    actor=f"admin:{request.user.get_username()}")  # type: ignore[union-attr]
+        obj.pk, obj.prefix, obj.digest, obj.created_at = issued.pk, issued.prefix, issued.digest, issued.created_at
+        obj.expires_at = issued.expires_at
+        obj._state.adding = False
+        messages.warning(request, format_html(
+            "The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown again.", raw))
+
+    @admin.action(description="Revoke selected keys", permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
+        done = sum(api_key_revoke(api_key=k, actor=actor) for k in queryset.select_related("org"))
+        self.message_user(request, f"{done} key(s) revoked.")
+
+
+@admin.register(ApiKeyAudit)
+class ApiKeyAuditAdmin(ReadOnlyAdmin):
+    list_display = ("at", "org_slug", "key_prefix", "action", "actor", "reason")
+    list_filter = ("action",)
+    search_fields = ("org_slug", "key_prefix", "actor")
 
 
 # --- run list filters ---------------------------------------------------------------------------------------
