@@ -95,7 +95,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = [  # the operators' console holds people's documents
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 LANGUAGE_CODE = "uk"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -238,6 +243,8 @@ ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000
 
 # Requests per API key (DRF rate syntax, e.g. 120/minute; empty: no limit), counted on THROTTLE_CACHE_URL — Redis
 # shared by every web process in production; empty: this process's memory (embedded mode, one process).
+ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)  # per username and address …
+ADMIN_LOGIN_WINDOW_S = env.int("ADMIN_LOGIN_WINDOW_S", default=900)  # … within this window; then 429 until it ends
 # API keys: days a new key lives (0: never expires) and how often its last_used_at is written (not on every request).
 API_KEY_TTL_DAYS = env.int("API_KEY_TTL_DAYS", default=365)
 API_KEY_LAST_USED_RESOLUTION_S = env.int("API_KEY_LAST_USED_RESOLUTION_S", default=60)

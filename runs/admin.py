@@ -15,11 +15,12 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs import admin_views
+from runs import admin_login, admin_views
 from runs.auth import api_key_issue, api_key_revoke
 from runs.models import ApiKey, ApiKeyAudit, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
 from runs.services import RunStateError, run_cancel
 
+admin.site.login = admin_login.throttled(admin.site.login)  # type: ignore[method-assign]
 admin.site.site_header = "Lexery console"
 admin.site.site_title = "Lexery console"
 admin.site.index_title = "Runs, flags and knowledge"
@@ -263,13 +264,13 @@ class RunContextAdmin(admin.ModelAdmin):
 
 
 @admin.register(StageEvent)
-class StageEventAdmin(admin.ModelAdmin):
+class StageEventAdmin(ReadOnlyAdmin):
     list_display = ("run", "step", "stage", "attempt", "outcome", "duration_ms", "next_action", "decided_by")
     list_filter = ("stage", "outcome", "decided_by")
 
 
 @admin.register(CostLedgerEntry)
-class CostLedgerEntryAdmin(admin.ModelAdmin):
+class CostLedgerEntryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "run", "stage", "provider", "model", "prompt_tokens", "completion_tokens",
                     "cached_tokens", "cost_usd", "status")
     list_filter = ("provider", "model", "stage", "status")

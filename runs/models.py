@@ -185,7 +185,9 @@ class StageEvent(models.Model):
 class CostLedgerEntry(models.Model):
     """One row per model call (LLM or embedding). The idempotency key keeps a redelivered task from billing twice."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ledger", null=True, blank=True)
+    # PROTECT: billing records never vanish with their run (a run that spent anything cannot be deleted; the
+    # purge keeps it, issue 12). Calls outside a run have no run at all.
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="ledger", null=True, blank=True)
     stage = models.CharField(max_length=4, blank=True)
     attempt = models.PositiveIntegerField(default=1)
     call_ordinal = models.PositiveIntegerField(default=1)
