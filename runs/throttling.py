@@ -25,6 +25,6 @@ class ApiKeyRateThrottle(SimpleRateThrottle):
         return str(settings.API_THROTTLE_RATE or "") or None
 
     def get_cache_key(self, request: Request, view: APIView) -> str | None:
-        key: Any = request.auth
-        ident = f"key:{key.pk}" if getattr(key, "pk", None) is not None else f"ip:{self.get_ident(request)}"
+        key: Any = request.auth  # the ApiKey row: counted by its digest (unique, unlike a pk a rollback reuses)
+        ident = f"key:{key.digest[:32]}" if getattr(key, "digest", None) else f"ip:{self.get_ident(request)}"
         return f"throttle:{self.scope}:{ident}"
