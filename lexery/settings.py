@@ -24,17 +24,32 @@ PRODUCTION = LEXERY_MODE == "production"
 VAR_DIR = Path(env.str("LEXERY_VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
+SECRET_KEY_MIN_CHARS = 50
 if PRODUCTION:
     # Production secrets have no default: refuse to start rather than run with a guessable key.
     SECRET_KEY = env.str("SECRET_KEY", default="")
     if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when LEXERY_MODE=production")
+    # Django's own deploy check wants 50+ characters with 5+ distinct ones; a short key signs sessions weakly.
+    if len(SECRET_KEY) < SECRET_KEY_MIN_CHARS or len(set(SECRET_KEY)) < 5:
+        raise ImproperlyConfigured(f"SECRET_KEY must be at least {SECRET_KEY_MIN_CHARS} characters (with at least 5 "
+                                   "distinct ones) when LEXERY_MODE=production")
 else:
     SECRET_KEY = env.str("SECRET_KEY", default="embedded-insecure-key-for-local-use-only")
 
 DEBUG = env.bool("DEBUG", default=not PRODUCTION)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"] if not PRODUCTION else ["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Behind TLS (README "Production"): each from the environment; production defaults to the secure choice.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=PRODUCTION)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=PRODUCTION)
+# "HTTP_X_FORWARDED_PROTO,https" when a proxy terminates TLS and sets that header (only then: else it is spoofable)
+_proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+SECURE_PROXY_SSL_HEADER = (_proxy_header[0], _proxy_header[1]) if len(_proxy_header) == 2 else None
 
 INSTALLED_APPS = [
     "django.contrib.admin",
