@@ -227,6 +227,8 @@ CLARIFY_MAX_OPTIONS = env.int("CLARIFY_MAX_OPTIONS", default=6)  # acts offered 
 DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
 DOCLIST_API_KEY = env.str("DOCLIST_API_KEY", default="")  # Bearer key for a remote DocList
 DOCLIST_TIMEOUT_S = env.float("DOCLIST_TIMEOUT_S", default=5.0)
+DOCLIST_ALLOW_HTTP = env.bool("DOCLIST_ALLOW_HTTP", default=False)  # the client sends its Bearer key: https only
+DOCLIST_MAX_RESPONSE_BYTES = env.int("DOCLIST_MAX_RESPONSE_BYTES", default=1024 * 1024)  # 8 candidates are ~2 KB
 DOCLIST_MAX_CANDIDATES = env.int("DOCLIST_MAX_CANDIDATES", default=8)
 
 # --- the user's channels: memory, documents, conversation history (U7) ---------------------------------------
