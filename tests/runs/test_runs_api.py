@@ -93,7 +93,7 @@ def test_requests_without_a_valid_key_are_refused(specialist):
     assert client.post("/api/v1/runs", {"question": "x", "specialist": "labour"}).status_code == 401
     client.credentials(HTTP_AUTHORIZATION="Bearer lx_wrong")
     response = client.get("/api/v1/runs/00000000-0000-0000-0000-000000000000")
-    assert response.status_code == 401 and "unknown or revoked" in response.json()["detail"]
+    assert response.status_code == 401 and "unknown, expired or revoked" in response.json()["detail"]
 
 
 @pytest.mark.django_db
