@@ -138,6 +138,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
 CELERY_TASK_TIME_LIMIT = env.int("STAGE_TIME_LIMIT_S", default=180)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Runs older than this many days are purged daily by beat (runs/lifecycle.py; 0: kept forever).
+RUN_RETENTION_DAYS = env.int("RUN_RETENTION_DAYS", default=180)
+CELERY_BEAT_SCHEDULE = {
+    "purge-runs": {"task": "runs.purge", "schedule": 24 * 60 * 60, "options": {"queue": "stages"}},
+}
 # Workers log through LOGGING below (JSON with run_id and stage), not Celery's own plain-text root handler
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

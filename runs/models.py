@@ -123,6 +123,9 @@ class Run(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Purged (runs/lifecycle.py): its context, events, history copy and personal fields are gone; the row stays
+    # for the cost ledger that points at it.
+    purged_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
