@@ -4,6 +4,7 @@ validated; the console's login is throttled."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import cast
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,7 +15,7 @@ from django.db.models import ProtectedError
 from django.test import Client
 from django.utils import timezone
 
-from runs.models import CostLedgerEntry, Run, StageEvent
+from runs.models import CostLedgerEntry, Run, Specialist, StageEvent
 from tests.factories import SpecialistFactory, org_create
 
 PASSWORD = "console-pass-123"
@@ -30,7 +31,7 @@ def root(db) -> Client:
 
 @pytest.fixture
 def billed_run(db) -> Run:
-    specialist = SpecialistFactory(org=org_create("billed"), slug="labour")
+    specialist = cast(Specialist, SpecialistFactory(org=org_create("billed"), slug="labour"))
     run = Run.objects.create(org=specialist.org, specialist=specialist, question="Скільки днів відпустки?")
     CostLedgerEntry.objects.create(run=run, stage="U10", idempotency_key="k1", provider="openai", model="gpt-4o",
                                    cost_usd=Decimal("0.01"))

@@ -29,6 +29,7 @@ def test_a_new_key_expires_after_the_ttl_and_an_expired_key_is_refused(org, sett
     settings.API_KEY_TTL_DAYS = 30
     key = api_key_create(org=org)
     row = ApiKey.objects.get(digest=digest(key))
+    assert row.expires_at is not None
     assert timedelta(days=29) < row.expires_at - timezone.now() <= timedelta(days=30)
     assert client_with(key).get("/api/v1/memory").status_code == 200
 
