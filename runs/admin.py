@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString
 
 from runs import admin_login, admin_views
 from runs.auth import api_key_issue, api_key_revoke
+from runs.lifecycle import org_delete
 from runs.models import ApiKey, ApiKeyAudit, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
 from runs.services import RunStateError, run_cancel
 
@@ -30,8 +31,30 @@ ID_LIKE = re.compile(r"^[0-9a-fA-F-]{6,36}$")
 
 @admin.register(Org)
 class OrgAdmin(admin.ModelAdmin):
+    """An org is deleted only through ``org_delete`` (its users' files, chunks, vectors and memory go first): the
+    plain delete is off, the action below is the way."""
+
     list_display = ("slug", "name", "created_at")
     search_fields = ("slug", "name")
+    actions = ["delete_with_data"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        if not request.user.has_perm("runs.delete_org"):  # type: ignore[union-attr]
+            actions.pop("delete_with_data", None)
+        return actions
+
+    @admin.action(description="Delete selected orgs with their users' documents, memory and run content")
+    def delete_with_data(self, request: HttpRequest, queryset: QuerySet[Org]) -> None:
+        actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
+        for org in list(queryset):
+            done = org_delete(org=org, actor=actor)
+            kept = "" if done.deleted else " (kept for its billing rows; runs purged, keys revoked)"
+            self.message_user(request, f"{org.slug}: {done.documents} document(s), {done.memory_items} memory "
+                                       f"item(s), {done.runs} run(s) cleared{kept}.")
 
 
 @admin.register(Specialist)

@@ -4,7 +4,8 @@ A purged run loses its RunContext (evidence, prompt, answer), its stage events, 
 conversation history, and its personal fields (question, user_ref, conversation_id, error); the Run row itself and
 its cost-ledger rows are kept whole (billing is kept, not aggregated: the ledger PROTECTs its run).
 ``user_forget`` removes one end user's memory items, documents (rows, files, chunks and — on the retrieval worker —
-vectors) and purges every run of theirs."""
+vectors) and purges every run of theirs. ``org_delete`` does that for every user of an org, revokes its keys and
+deletes it — unless it has billing rows, which keep the org, its runs (purged) and its ledger."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from knowledge.snippets import SnippetStore
 from memory.models import MemoryItem
 from memory.services import memory_item_delete
 from orch.channel_ports import history_key
-from runs.models import Org, Run, RunContext, StageEvent
+from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
 
@@ -79,3 +80,39 @@ def user_forget(*, org: Org, user_ref: str, store: SnippetStore | None = None) -
     logger.info("end user forgotten", extra={"org": org.slug, "memory_items": len(items),
                                              "documents": len(documents), "runs": len(runs)})
     return Forgotten(memory_items=len(items), documents=len(documents), runs=len(runs))
+
+
+@dataclass(frozen=True)
+class OrgDeleted:
+    memory_items: int
+    documents: int
+    runs: int
+    keys_revoked: int
+    deleted: bool  # False: billing rows keep the org row (its runs purged, its keys revoked)
+
+
+def org_delete(*, org: Org, actor: str, store: SnippetStore | None = None) -> OrgDeleted:
+    """Deleting an org row would leave its documents' files, chunks and vectors behind (issue 12): this removes
+    every user's material through the same services first."""
+    from runs.auth import api_key_revoke
+
+    store = store or SnippetStore()
+    items = list(MemoryItem.objects.filter(org=org))
+    for item in items:
+        memory_item_delete(item=item, store=store)
+    documents = list(UserDocument.objects.filter(org=org))
+    for document in documents:
+        document_delete(document=document, store=store)
+    runs = list(Run.objects.filter(org=org, purged_at__isnull=True))
+    for run in runs:
+        run_purge(run=run, store=store)
+    revoked = sum(api_key_revoke(api_key=k, actor=actor, reason="org deleted")
+                  for k in ApiKey.objects.filter(org=org, revoked_at__isnull=True).select_related("org"))
+    billed = CostLedgerEntry.objects.filter(run__org=org).exists()
+    if not billed:
+        with transaction.atomic():
+            Run.objects.filter(org=org).delete()
+            org.delete()
+    logger.info("org deleted", extra={"org": org.slug, "kept_for_billing": billed})
+    return OrgDeleted(memory_items=len(items), documents=len(documents), runs=len(runs), keys_revoked=revoked,
+                      deleted=not billed)
