@@ -71,17 +71,26 @@ def public_error(error: str) -> tuple[str, str] | None:
     return code, sentence.format(stage=failed["stage"])
 
 
+# Stage-event detail keys that hold exception text (a failed stage; U4's failed search steps; U7's failed channels).
+INTERNAL_DETAIL_KEYS = frozenset({"error", "errors", "channel_errors"})
+
+
 def run_events_view(*, run: Run) -> list[dict[str, Any]]:
-    """The stage events as clients see them: an error event says which public failure it was, not the exception."""
+    """The stage events as clients see them: an error event says which public failure it was, not the exception,
+    and exception texts in a detail become their count (``internal_errors``)."""
     events = []
     for e in run_events(run=run):
         row = {f: getattr(e, f) for f in ("step", "stage", "attempt", "outcome", "started_at", "finished_at",
                                           "duration_ms", "next_action", "decided_by", "reason")}
-        row["detail"] = e.detail
+        detail = dict(e.detail or {})
+        hidden = [detail.pop(k) for k in INTERNAL_DETAIL_KEYS & set(detail)]
+        count = sum(len(h) if isinstance(h, list) else 1 for h in hidden if h)
+        if count:
+            detail["internal_errors"] = count
+        row["detail"] = detail
         if e.outcome == StageEvent.Outcome.ERROR:
             public = public_error(e.reason)
             row["reason"] = public[1] if public else ""
-            row["detail"] = {k: v for k, v in (e.detail or {}).items() if k != "error"}
         events.append(row)
     return events
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from runs.models import Run, StageEvent
@@ -88,6 +89,18 @@ def test_a_failed_stage_shows_the_client_a_code_and_the_operators_the_exception(
     assert "hunter2" not in str(run) and "hunter2" not in events
     assert "hunter2" in Run.objects.get(pk=run["id"]).error  # the operators keep it (admin, logs)
     assert "hunter2" in StageEvent.objects.get(run_id=run["id"], stage="U2").detail["error"]
+
+
+@pytest.mark.django_db
+def test_exception_text_in_a_stage_events_detail_reaches_clients_only_as_a_count(api, specialist):
+    run = Run.objects.create(org=specialist.org, specialist=specialist, question="Питання")
+    StageEvent.objects.create(run=run, step=1, stage="U7", attempt=1, outcome="ok", started_at=timezone.now(),
+                              detail={"probed": ["docs"], "channel_errors": [f"docs: RuntimeError: {SECRET_TEXT}"]})
+
+    events = api.get(f"/api/v1/runs/{run.pk}/events")
+
+    assert "hunter2" not in events.content.decode()
+    assert events.json()["events"][0]["detail"] == {"probed": ["docs"], "internal_errors": 1}
 
 
 def test_the_schema_names_bodies_by_operation_and_describes_the_bearer_key(client, db):
