@@ -29,7 +29,7 @@ class DocumentOutputSerializer(serializers.Serializer):
     content_type = serializers.CharField()
     kind = serializers.CharField()
     size = serializers.IntegerField()
-    status = serializers.CharField(help_text="indexing, ready or failed")
+    status = serializers.CharField(help_text="extracting, indexing, ready or failed (with a sentence in error)")
     n_chunks = serializers.IntegerField()
     n_chars = serializers.IntegerField()
     error = serializers.CharField(allow_blank=True)
@@ -43,7 +43,7 @@ class DocumentListCreateApi(APIView):
         file = serializers.FileField(allow_empty_file=True)  # the service says why an empty file is refused
         user_ref = serializers.CharField(allow_blank=True, trim_whitespace=True)
 
-    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={201: DocumentOutputSerializer})
+    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: DocumentOutputSerializer})
     def post(self, request: Request) -> Response:
         limit_upload(request, max_bytes=settings.DOCUMENT_MAX_BYTES,
                      overhead_bytes=settings.DOCUMENT_UPLOAD_OVERHEAD_BYTES)
@@ -53,8 +53,8 @@ class DocumentListCreateApi(APIView):
         document = document_create(org=_org(request), user_ref=data.validated_data["user_ref"],
                                    filename=upload.name or "", content_type=upload.content_type or "",
                                    data=upload.read())
-        document = document_get_for_org(org=_org(request), document_id=document.pk)  # indexed by now if eager
-        return Response(DocumentOutputSerializer(document).data, status=status.HTTP_201_CREATED)
+        document = document_get_for_org(org=_org(request), document_id=document.pk)
+        return Response(DocumentOutputSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[UserRefQuerySerializer], responses={200: DocumentOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:

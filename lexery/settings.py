@@ -251,6 +251,7 @@ DOCUMENT_MAX_CHUNKS = env.int("DOCUMENT_MAX_CHUNKS", default=400)  # a longer do
 DOCUMENT_MAX_UNCOMPRESSED_BYTES = env.int("DOCUMENT_MAX_UNCOMPRESSED_BYTES", default=50 * 1024 * 1024)
 DOCUMENT_MAX_ZIP_RATIO = env.int("DOCUMENT_MAX_ZIP_RATIO", default=100)
 DOCUMENT_MAX_PDF_PAGES = env.int("DOCUMENT_MAX_PDF_PAGES", default=300)
+DOCUMENT_EXTRACT_TIME_LIMIT_S = env.int("DOCUMENT_EXTRACT_TIME_LIMIT_S", default=60)  # one upload's text extraction
 # Multipart overhead allowed beside the file (field names, boundaries, user_ref) before a body is refused unread.
 DOCUMENT_UPLOAD_OVERHEAD_BYTES = env.int("DOCUMENT_UPLOAD_OVERHEAD_BYTES", default=64 * 1024)
 DOCS_COLLECTION = env.str("DOCS_COLLECTION", default="user_docs")  # the users' documents, apart from LLDBI

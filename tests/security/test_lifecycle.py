@@ -82,7 +82,7 @@ def test_forget_user_removes_their_memory_documents_and_runs_and_no_one_elses(ap
         with capture(execute=True):
             file = SimpleUploadedFile("d.txt", "Договір оренди.".encode(), "text/plain")
             assert api.post("/api/v1/documents", {"file": file, "user_ref": user},
-                            format="multipart").status_code == 201
+                            format="multipart").status_code == 202
     run = Run.objects.create(org=specialist.org, specialist=specialist, question="Моє питання", user_ref="u1")
     CostLedgerEntry.objects.create(run=run, stage="U10", idempotency_key="k", provider="offline", model="m",
                                    cost_usd=Decimal("0"))

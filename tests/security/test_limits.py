@@ -72,7 +72,7 @@ def test_an_org_at_its_document_cap_gets_409_and_stores_nothing(api, specialist,
             file = SimpleUploadedFile(name, "Договір оренди.".encode(), "text/plain")
             return api.post("/api/v1/documents", {"file": file, "user_ref": "u1"}, format="multipart").status_code
 
-    assert upload("a.txt") == 201
+    assert upload("a.txt") == 202
     assert upload("b.txt") == 409
 
 

@@ -24,7 +24,7 @@ def test_the_admin_deletes_an_org_with_its_users_data_and_keeps_billing(api, spe
     assert api.post("/api/v1/memory", {"user_ref": "u1", "text": "Я бухгалтер."}, format="json").status_code == 201
     with capture(execute=True):
         file = SimpleUploadedFile("d.txt", "Договір оренди.".encode(), "text/plain")
-        assert api.post("/api/v1/documents", {"file": file, "user_ref": "u1"}, format="multipart").status_code == 201
+        assert api.post("/api/v1/documents", {"file": file, "user_ref": "u1"}, format="multipart").status_code == 202
     stored = UserDocument.objects.get(org=org).storage_key
     billed = Run.objects.create(org=org, specialist=specialist, question="Питання", user_ref="u1")
     CostLedgerEntry.objects.create(run=billed, stage="U10", idempotency_key="k", provider="offline", model="m",

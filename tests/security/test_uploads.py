@@ -89,3 +89,38 @@ def test_a_pdf_over_the_page_cap_is_refused_and_one_within_it_is_read():
     with pytest.raises(ExtractionError, match=r"the PDF has 1 pages; the limit is 0 \(DOCUMENT_MAX_PDF_PAGES\)"):
         extract_text(pdf, "pdf", ExtractLimits(max_pdf_pages=0))
     assert "Lease agreement" in extract_text(pdf, "pdf", ExtractLimits(max_pdf_pages=1))
+
+
+@pytest.mark.django_db
+def test_the_web_request_extracts_nothing_and_answers_202_extracting(api, specialist, monkeypatch):
+    def not_here(*_: object, **__: object) -> str:
+        raise AssertionError("text extracted inside the request")
+
+    monkeypatch.setattr("documents.services.extract_text", not_here)
+
+    # the on-commit work (the worker's) is not run: this is what the web process does alone
+    response = api.post("/api/v1/documents", {"file": SimpleUploadedFile("a.txt", "Договір.".encode(), "text/plain"),
+                                              "user_ref": "u1"}, format="multipart")
+
+    assert response.status_code == 202 and response.json()["status"] == "extracting", response.content
+
+
+@pytest.mark.django_db
+def test_an_extraction_past_its_time_limit_fails_with_a_sentence(api, specialist, monkeypatch, settings):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from documents.tasks import document_extract_task
+
+    response = api.post("/api/v1/documents", {"file": SimpleUploadedFile("a.txt", "Договір.".encode(), "text/plain"),
+                                              "user_ref": "u1"}, format="multipart")
+
+    def slow(**_: object) -> None:
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr("documents.tasks.document_extract", slow)
+    document_extract_task(response.json()["id"])
+
+    body = api.get(f"/api/v1/documents/{response.json()['id']}").json()
+    assert body["status"] == "failed"
+    assert body["error"] == (f"reading the document took longer than {settings.DOCUMENT_EXTRACT_TIME_LIMIT_S} s "
+                             "(DOCUMENT_EXTRACT_TIME_LIMIT_S)")
