@@ -11,7 +11,7 @@ makes the verdict ``retry_write``; ORCH bounds the retries and U12 removes what 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pipeline.citations import FoundCitation, citation_key, citation_keys, find_citations
 from pipeline.contracts import AssembledPrompt, CitationCheck, CoverageGap, Draft, VerifyResult
@@ -23,18 +23,30 @@ USER_TEXT_RUN_WORDS = 8
 _WORD = re.compile(r"\w+")
 
 
-def _runs(text: str, n: int = USER_TEXT_RUN_WORDS) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+def _runs(text: str, cited: Callable[[str], list[FoundCitation]], n: int = USER_TEXT_RUN_WORDS
+          ) -> set[tuple[str, ...]]:
+    """Runs of ``n`` words, never across an article mention: "… робочий рік (КЗпП ст. 75)" quoted from an earlier
+    answer is the law's sentence plus our citation, not a user's words."""
+    runs: set[tuple[str, ...]] = set()
+    start = 0
+    for c in [*cited(text), None]:
+        words = _WORD.findall(text[start:c.start if c else len(text)].lower())
+        runs.update(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+        start = c.end if c else start
+    return runs
 
 
-def user_text_lines(draft_text: str, *, user_texts: Sequence[str], law_texts: Sequence[str]) -> list[tuple[int, int]]:
+def user_text_lines(draft_text: str, *, user_texts: Sequence[str], law_texts: Sequence[str],
+                    cited: Callable[[str], list[FoundCitation]]) -> list[tuple[int, int]]:
     """The (start, end) of each line of the draft that repeats a run of words found in the user's material and in
     no law source."""
-    only_user = set().union(*map(_runs, user_texts)) - set().union(*map(_runs, law_texts)) if user_texts else set()
+    if not user_texts:
+        return []
+    only_user = (set().union(*(_runs(t, cited) for t in user_texts))
+                 - set().union(*(_runs(t, cited) for t in law_texts)))
     spans, start = [], 0
     for line in draft_text.split("\n"):
-        if only_user and _runs(line) & only_user:
+        if only_user and _runs(line, cited) & only_user:
             spans.append((start, start + len(line)))
         start += len(line) + 1
     return spans
@@ -55,12 +67,13 @@ def citation_status(c: FoundCitation, *, evidence: set[tuple[str, str]], missing
 def verify(draft: Draft, prompt: AssembledPrompt, labels: Mapping[str, str], coverage_gap: CoverageGap | None,
            *, titles: Mapping[str, str] | None = None, user_texts: Sequence[str] = (),
            law_texts: Sequence[str] = ()) -> VerifyResult:
-    """``user_texts`` / ``law_texts``: the texts of the prompt's non-law and law snippets, to catch a user's words
-    cited as an article's."""
+    """``user_texts`` / ``law_texts``: the texts of the prompt's documents and memory items, and of its law
+    snippets, to catch a user's words cited as an article's."""
     refs = evidence_refs(prompt)
     evidence = citation_keys(refs, labels)
     missing_acts = {a["nreg"].lower() for a in (coverage_gap.acts if coverage_gap else []) if a.get("nreg")}
-    posing = user_text_lines(draft.text, user_texts=user_texts, law_texts=law_texts)
+    posing = user_text_lines(draft.text, user_texts=user_texts, law_texts=law_texts,
+                             cited=lambda t: find_citations(t, labels, titles=titles, evidence=refs))
     checks: dict[str, CitationCheck] = {}
     for c in find_citations(draft.text, labels, titles=titles, evidence=refs):
         status = citation_status(c, evidence=evidence, missing_acts=missing_acts)

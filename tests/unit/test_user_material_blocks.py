@@ -68,3 +68,12 @@ def test_u11_refuses_a_users_text_cited_as_an_article_and_accepts_the_law():
     assert refused.verdict == "retry_write"
     assert [(c.article_ref, c.status) for c in refused.citations] == [("КЗпП ст. 75", "user_material")]
     assert accepted.verdict == "complete"
+
+
+def test_u11_accepts_the_laws_own_words_cited_even_when_a_document_quotes_them_too():
+    document = f"Мій договір посилається на закон: {LAW_75} (КЗпП ст. 75). Інше."
+    quoting = draft(f"— {LAW_75} (КЗпП ст. 75).")
+
+    result = verify(quoting, PROMPT, LABELS, None, user_texts=[document], law_texts=[LAW_75])
+
+    assert result.verdict == "complete", result.notes
