@@ -9,7 +9,7 @@ DEMO_QUESTION ?= Скільки календарних днів триває щ�
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test serve install install-dev lint typecheck requirements migrate clean
+.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,10 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy .
 
-test: lint typecheck
+schema: install-dev
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+test: lint typecheck schema
 	DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest
 	DATABASE_URL= $(BIN)/pytest -m "not e2e and not browser"
 

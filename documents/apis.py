@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -12,7 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from documents.selectors import document_get_for_org, document_list
-from documents.services import DocumentInputError, document_create, document_delete
+from documents.services import document_create, document_delete
+from documents.uploads import limit_upload
+from runs.serializers import UserRefQuerySerializer
 
 
 def _org(request: Request) -> Any:
@@ -26,7 +29,7 @@ class DocumentOutputSerializer(serializers.Serializer):
     content_type = serializers.CharField()
     kind = serializers.CharField()
     size = serializers.IntegerField()
-    status = serializers.CharField(help_text="indexing, ready or failed")
+    status = serializers.CharField(help_text="extracting, indexing, ready or failed (with a sentence in error)")
     n_chunks = serializers.IntegerField()
     n_chars = serializers.IntegerField()
     error = serializers.CharField(allow_blank=True)
@@ -40,24 +43,24 @@ class DocumentListCreateApi(APIView):
         file = serializers.FileField(allow_empty_file=True)  # the service says why an empty file is refused
         user_ref = serializers.CharField(allow_blank=True, trim_whitespace=True)
 
-    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={201: DocumentOutputSerializer})
+    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: DocumentOutputSerializer})
     def post(self, request: Request) -> Response:
+        limit_upload(request, max_bytes=settings.DOCUMENT_MAX_BYTES,
+                     overhead_bytes=settings.DOCUMENT_UPLOAD_OVERHEAD_BYTES)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        try:
-            document = document_create(org=_org(request), user_ref=data.validated_data["user_ref"],
-                                       filename=upload.name or "", content_type=upload.content_type or "",
-                                       data=upload.read())
-        except DocumentInputError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        document = document_get_for_org(org=_org(request), document_id=document.pk)  # indexed by now if eager
-        return Response(DocumentOutputSerializer(document).data, status=status.HTTP_201_CREATED)
+        document = document_create(org=_org(request), user_ref=data.validated_data["user_ref"],
+                                   filename=upload.name or "", content_type=upload.content_type or "",
+                                   data=upload.read())
+        document = document_get_for_org(org=_org(request), document_id=document.pk)
+        return Response(DocumentOutputSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(parameters=[OpenApiParameter("user_ref", str, description="only this end user's documents")],
-                   responses={200: DocumentOutputSerializer(many=True)})
+    @extend_schema(parameters=[UserRefQuerySerializer], responses={200: DocumentOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        documents = document_list(org=_org(request), user_ref=request.query_params.get("user_ref"))
+        query = UserRefQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        documents = document_list(org=_org(request), user_ref=query.validated_data.get("user_ref"))
         return Response(DocumentOutputSerializer(documents, many=True).data)
 
 

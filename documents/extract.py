@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import logging
 import zipfile
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,34 @@ GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"
 
 class ExtractionError(ValueError):
     """The file cannot become text; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class ExtractLimits:
+    """What one upload may cost to read (settings ``DOCUMENT_MAX_UNCOMPRESSED_BYTES``, ``DOCUMENT_MAX_ZIP_RATIO``,
+    ``DOCUMENT_MAX_PDF_PAGES``). A 208 KB DOCX holding 83 MB of XML took 4.8 s and 589 MB to refuse (issue 12)."""
+
+    max_uncompressed_bytes: int = 50 * 1024 * 1024
+    max_zip_ratio: int = 100
+    max_pdf_pages: int = 300
+
+
+def check_zip(data: bytes, limits: ExtractLimits) -> None:
+    """Refuse a ZIP (a DOCX is one) whose members would inflate past the limits, before anything is inflated. The
+    sizes are the ones the archive declares; ``zipfile`` never inflates a member past its declared size (it fails
+    the CRC instead), so a lying header cannot get round them."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ExtractionError("the file is not a DOCX document") from exc
+    inflated = sum(m.file_size for m in members)
+    packed = max(sum(m.compress_size for m in members), 1)
+    if inflated > limits.max_uncompressed_bytes:
+        raise ExtractionError(f"the document unpacks to {inflated} bytes; the limit is "
+                              f"{limits.max_uncompressed_bytes} (DOCUMENT_MAX_UNCOMPRESSED_BYTES)")
+    if inflated / packed > limits.max_zip_ratio:
+        raise ExtractionError(f"the document unpacks {inflated // packed} times its packed size; the limit is "
+                              f"{limits.max_zip_ratio} (DOCUMENT_MAX_ZIP_RATIO)")
 
 
 def document_kind(filename: str, content_type: str) -> str:
@@ -50,7 +79,7 @@ def _plain(data: bytes) -> str:
             raise ExtractionError("the text is neither UTF-8 nor Windows-1251") from exc
 
 
-def _pdf(data: bytes) -> str:
+def _pdf(data: bytes, limits: ExtractLimits) -> str:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -60,6 +89,10 @@ def _pdf(data: bytes) -> str:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise ExtractionError("the PDF is password-protected")
+        pages = len(reader.pages)
+        if pages > limits.max_pdf_pages:
+            raise ExtractionError(f"the PDF has {pages} pages; the limit is {limits.max_pdf_pages} "
+                                  "(DOCUMENT_MAX_PDF_PAGES)")
         return "\n".join(page.extract_text() or "" for page in reader.pages)
     except ExtractionError:
         raise
@@ -68,11 +101,12 @@ def _pdf(data: bytes) -> str:
         raise ExtractionError("the PDF could not be read") from exc
 
 
-def _docx(data: bytes) -> str:
+def _docx(data: bytes, limits: ExtractLimits) -> str:
     import docx
 
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ExtractionError("the file is not a DOCX document")
+    check_zip(data, limits)
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx has no error base of its own: KeyError, ValueError, lxml errors
@@ -85,12 +119,13 @@ def _docx(data: bytes) -> str:
     return "\n".join(lines)
 
 
-def extract_text(data: bytes, kind: str) -> str:
+def extract_text(data: bytes, kind: str, limits: ExtractLimits | None = None) -> str:
     """The document's text, paragraphs on their own lines (chunking cuts there first)."""
+    limits = limits or ExtractLimits()
     if kind in ("txt", "md"):
         return _plain(data)
     if kind == "pdf":
-        return _pdf(data)
+        return _pdf(data, limits)
     if kind == "docx":
-        return _docx(data)
+        return _docx(data, limits)
     raise ExtractionError(f"unsupported document kind {kind!r}")

@@ -12,6 +12,7 @@ from runs.models import Org
 
 class UserDocument(models.Model):
     class Status(models.TextChoices):
+        EXTRACTING = "extracting"  # stored; a worker extracts and chunks its text (documents.extract)
         INDEXING = "indexing"  # stored and chunked; the retrieval worker embeds and upserts it
         READY = "ready"
         FAILED = "failed"
@@ -24,7 +25,7 @@ class UserDocument(models.Model):
     kind = models.CharField(max_length=8, help_text="txt, md, pdf or docx")
     size = models.PositiveIntegerField(help_text="bytes")
     storage_key = models.CharField(max_length=400, help_text="The original file in the snippet storage.")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.INDEXING, db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.EXTRACTING, db_index=True)
     n_chunks = models.PositiveIntegerField(default=0)
     n_chars = models.PositiveIntegerField(default=0, help_text="extracted text")
     error = models.TextField(blank=True)

@@ -1,9 +1,11 @@
 """Writes about user documents.
 
-``document_create`` does in the request everything that can refuse the upload — type, size, text extraction,
-chunking — then stores the file and its chunks and creates the row in one step: a refused upload leaves no row
-and no stored file. Embedding and upserting happen on the retrieval worker (``documents.index``), the only
-process that opens a local-path Qdrant; the row says ``indexing`` until then, ``ready`` or ``failed`` after."""
+``document_create`` does in the request only what is cheap and can refuse the upload — name, type, size, the
+org's quota, a DOCX's zip directory — then stores the file and creates the row (``extracting``): a refused upload
+leaves no row and no stored file. Text extraction and chunking run on a worker (``documents.extract``, bounded by
+``DOCUMENT_EXTRACT_TIME_LIMIT_S``; a file that yields no text ends ``failed`` with a sentence), never in the web
+process (issue 12). Embedding and upserting happen on the retrieval worker (``documents.index``), the only process
+that opens a local-path Qdrant; the row says ``indexing`` until then, ``ready`` or ``failed`` after."""
 
 from __future__ import annotations
 
@@ -16,21 +18,23 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from documents import index as docs_index
-from documents.extract import ExtractionError, document_kind, extract_text
+from documents.extract import ExtractionError, ExtractLimits, check_zip, document_kind, extract_text
 from documents.models import UserDocument
 from knowledge.chunking import split_text
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
+from runs.api_errors import ClientError, QuotaExceeded
 from runs.models import Org
 from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
 RETRIEVAL_QUEUE = "retrieval"  # orch/dispatch.py: the queue of the one process that opens Qdrant
+EXTRACT_QUEUE = "assemble"  # CPU work that needs no Qdrant: beside U9, off the web process
 
 
-class DocumentInputError(ValueError):
+class DocumentInputError(ClientError):
     """A refused upload; the message is a sentence for the client."""
 
 
@@ -50,10 +54,14 @@ def _clean_filename(filename: str) -> str:
     return name[-255:]
 
 
-def _chunks(data: bytes, *, filename: str, content_type: str) -> tuple[str, list[str], int]:
+def _limits() -> ExtractLimits:
+    return ExtractLimits(max_uncompressed_bytes=settings.DOCUMENT_MAX_UNCOMPRESSED_BYTES,
+                         max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES)
+
+
+def _chunks(data: bytes, *, filename: str, kind: str) -> tuple[list[str], int]:
     try:
-        kind = document_kind(filename, content_type)
-        text = extract_text(data, kind)
+        text = extract_text(data, kind, _limits())
     except ExtractionError as exc:
         raise DocumentInputError(f"{filename}: {exc}") from exc
     chunks = [c for c in split_text(text, max_chars=settings.CHUNK_MAX_CHARS,
@@ -63,7 +71,7 @@ def _chunks(data: bytes, *, filename: str, content_type: str) -> tuple[str, list
     if len(chunks) > settings.DOCUMENT_MAX_CHUNKS:
         raise DocumentInputError(f"{filename}: the text makes {len(chunks)} chunks; the limit is "
                                  f"{settings.DOCUMENT_MAX_CHUNKS} (DOCUMENT_MAX_CHUNKS)")
-    return kind, chunks, sum(len(c) for c in chunks)
+    return chunks, sum(len(c) for c in chunks)
 
 
 def document_create(*, org: Org, user_ref: str, filename: str, content_type: str, data: bytes,
@@ -71,12 +79,20 @@ def document_create(*, org: Org, user_ref: str, filename: str, content_type: str
     user = clean_ref(user_ref, name="user_ref", error=DocumentInputError,
                      required_because="a document belongs to one end user of the org")
     name = _clean_filename(filename)
+    if UserDocument.objects.filter(org=org).count() >= settings.ORG_MAX_DOCUMENTS:
+        raise QuotaExceeded(f"the org stores {settings.ORG_MAX_DOCUMENTS} documents, its limit (ORG_MAX_DOCUMENTS); "
+                            "delete some first")
     if not data:
         raise DocumentInputError(f"{name}: the file is empty")
     if len(data) > settings.DOCUMENT_MAX_BYTES:
         raise DocumentInputError(f"{name}: the file is {len(data)} bytes; the limit is {settings.DOCUMENT_MAX_BYTES}"
                                  " (DOCUMENT_MAX_BYTES)")
-    kind, chunks, n_chars = _chunks(data, filename=name, content_type=content_type)
+    try:
+        kind = document_kind(name, content_type)
+        if kind == "docx":  # the zip directory alone: a bomb is refused before anything is stored or inflated
+            check_zip(data, _limits())
+    except ExtractionError as exc:
+        raise DocumentInputError(f"{name}: {exc}") from exc
     store = store or SnippetStore()
     doc_id = uuid.uuid4()
     written: list[str] = []
@@ -85,20 +101,62 @@ def document_create(*, org: Org, user_ref: str, filename: str, content_type: str
             original = store.storage.save(f"{document_prefix(org_id=org.pk, document_id=doc_id)}/original.{kind}",
                                           ContentFile(data))
             written.append(original)
-            for i, text in enumerate(chunks):
-                key = chunk_key(org_id=org.pk, document_id=doc_id, ordinal=i)
-                store.put(key, text)
-                written.append(key)
             document = UserDocument.objects.create(
                 id=doc_id, org=org, user_ref=user, filename=name, content_type=(content_type or "")[:100],
-                kind=kind, size=len(data), storage_key=original, n_chunks=len(chunks), n_chars=n_chars)
-            transaction.on_commit(lambda: _enqueue_index(str(doc_id)))
+                kind=kind, size=len(data), storage_key=original, status=UserDocument.Status.EXTRACTING)
+            transaction.on_commit(lambda: _enqueue_extract(str(doc_id)))
     except Exception:
-        _delete_keys(store, written)  # the row rolled back; the stored files must go too
+        _delete_keys(store, written)  # the row rolled back; the stored file must go too
         raise
     logger.info("document stored", extra={"org": org.slug, "document": str(doc_id), "kind": kind,
-                                          "bytes": len(data), "chunks": len(chunks)})
+                                          "bytes": len(data)})
     return document
+
+
+def document_extract(*, document_id: str, store: SnippetStore | None = None) -> UserDocument | None:
+    """Text out of a stored upload, chunked into the snippet store; then ``indexing`` (the index task is queued).
+    A refusal ends the row ``failed`` with the sentence and drops the stored file. Idempotent: a row no longer
+    ``extracting`` is left alone."""
+    document = UserDocument.objects.filter(pk=document_id).first()
+    if document is None or document.status != UserDocument.Status.EXTRACTING:
+        return document
+    store = store or SnippetStore()
+    try:
+        with store.storage.open(document.storage_key, "rb") as fh:
+            data = fh.read()
+        chunks, n_chars = _chunks(data, filename=document.filename, kind=document.kind)
+    except DocumentInputError as exc:
+        return document_extract_failed(document_id=document_id, sentence=str(exc), store=store)
+    for i, text in enumerate(chunks):
+        store.put(chunk_key(org_id=document.org_id, document_id=document.pk, ordinal=i), text)
+    with transaction.atomic():
+        updated = UserDocument.objects.filter(pk=document.pk, status=UserDocument.Status.EXTRACTING).update(
+            status=UserDocument.Status.INDEXING, n_chunks=len(chunks), n_chars=n_chars)
+        if updated:
+            transaction.on_commit(lambda: _enqueue_index(str(document_id)))
+    logger.info("document extracted", extra={"document": document_id, "chunks": len(chunks)})
+    document.refresh_from_db()
+    return document
+
+
+def document_extract_failed(*, document_id: str, sentence: str, store: SnippetStore | None = None
+                            ) -> UserDocument | None:
+    """End an extraction with a sentence for the client; the stored original goes (it will never be used)."""
+    store = store or SnippetStore()
+    document = UserDocument.objects.filter(pk=document_id, status=UserDocument.Status.EXTRACTING).first()
+    if document is None:
+        return UserDocument.objects.filter(pk=document_id).first()
+    UserDocument.objects.filter(pk=document.pk).update(status=UserDocument.Status.FAILED, error=sentence[:1000])
+    _delete_keys(store, [document.storage_key])
+    logger.info("document extraction failed", extra={"document": document_id, "why": sentence[:200]})
+    document.refresh_from_db()
+    return document
+
+
+def _enqueue_extract(document_id: str) -> None:
+    from documents.tasks import document_extract_task
+
+    document_extract_task.apply_async(args=[document_id], queue=EXTRACT_QUEUE)
 
 
 def _enqueue_index(document_id: str) -> None:
@@ -140,8 +198,9 @@ def document_index(*, document_id: str, embedder: Embedder | None = None, store:
         docs_index.upsert(client, settings.DOCS_COLLECTION, points)
     except Exception as exc:
         logger.exception("document indexing failed", extra={"document": str(document.pk)})
-        UserDocument.objects.filter(pk=document.pk).update(status=UserDocument.Status.FAILED,
-                                                           error=f"{type(exc).__name__}: {exc}"[:1000])
+        # the client reads ``error``: our sentence, never the exception (it is in the log above)
+        UserDocument.objects.filter(pk=document.pk).update(
+            status=UserDocument.Status.FAILED, error=f"indexing failed ({type(exc).__name__}); upload it again")
         document.refresh_from_db()
         return document
     UserDocument.objects.filter(pk=document.pk, status=UserDocument.Status.INDEXING).update(

@@ -1,10 +1,27 @@
-"""Tasks of the retrieval queue for documents: a task fetches by id and calls a service."""
+"""Tasks for documents: a task fetches by id and calls a service. Extraction runs on the ``assemble`` queue,
+indexing on the ``retrieval`` queue."""
 
 from __future__ import annotations
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 
-from documents.services import document_index, document_unindex
+from documents.services import document_extract, document_extract_failed, document_index, document_unindex
+
+
+# The time limit is enforced by a prefork worker (Celery's solo pool cannot interrupt a task); the hard limit
+# kills a child that ignores the soft one.
+@shared_task(name="documents.extract", acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             soft_time_limit=settings.DOCUMENT_EXTRACT_TIME_LIMIT_S,
+             time_limit=settings.DOCUMENT_EXTRACT_TIME_LIMIT_S + 10)
+def document_extract_task(document_id: str) -> None:
+    try:
+        document_extract(document_id=document_id)
+    except SoftTimeLimitExceeded:
+        document_extract_failed(document_id=document_id, sentence=(
+            f"reading the document took longer than {settings.DOCUMENT_EXTRACT_TIME_LIMIT_S} s "
+            "(DOCUMENT_EXTRACT_TIME_LIMIT_S)"))
 
 
 @shared_task(name="documents.index", acks_late=True, reject_on_worker_lost=True, ignore_result=True)

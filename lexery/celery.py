@@ -12,7 +12,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
 app = Celery("lexery")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["orch", "documents"])
+app.autodiscover_tasks(["orch", "documents", "runs"])
 
 
 @worker_ready.connect

@@ -24,17 +24,32 @@ PRODUCTION = LEXERY_MODE == "production"
 VAR_DIR = Path(env.str("LEXERY_VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
+SECRET_KEY_MIN_CHARS = 50
 if PRODUCTION:
     # Production secrets have no default: refuse to start rather than run with a guessable key.
     SECRET_KEY = env.str("SECRET_KEY", default="")
     if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when LEXERY_MODE=production")
+    # Django's own deploy check wants 50+ characters with 5+ distinct ones; a short key signs sessions weakly.
+    if len(SECRET_KEY) < SECRET_KEY_MIN_CHARS or len(set(SECRET_KEY)) < 5:
+        raise ImproperlyConfigured(f"SECRET_KEY must be at least {SECRET_KEY_MIN_CHARS} characters (with at least 5 "
+                                   "distinct ones) when LEXERY_MODE=production")
 else:
     SECRET_KEY = env.str("SECRET_KEY", default="embedded-insecure-key-for-local-use-only")
 
 DEBUG = env.bool("DEBUG", default=not PRODUCTION)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"] if not PRODUCTION else ["localhost", "127.0.0.1"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Behind TLS (README "Production"): each from the environment; production defaults to the secure choice.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=PRODUCTION)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=PRODUCTION)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=PRODUCTION)
+# "HTTP_X_FORWARDED_PROTO,https" when a proxy terminates TLS and sets that header (only then: else it is spoofable)
+_proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+SECURE_PROXY_SSL_HEADER = (_proxy_header[0], _proxy_header[1]) if len(_proxy_header) == 2 else None
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -95,7 +110,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = [  # the operators' console holds people's documents
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
 LANGUAGE_CODE = "uk"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -118,6 +138,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
 CELERY_TASK_TIME_LIMIT = env.int("STAGE_TIME_LIMIT_S", default=180)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Runs older than this many days are purged daily by beat (runs/lifecycle.py; 0: kept forever).
+RUN_RETENTION_DAYS = env.int("RUN_RETENTION_DAYS", default=180)
+CELERY_BEAT_SCHEDULE = {
+    "purge-runs": {"task": "runs.purge", "schedule": 24 * 60 * 60, "options": {"queue": "stages"}},
+}
 # Workers log through LOGGING below (JSON with run_id and stage), not Celery's own plain-text root handler
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
@@ -240,14 +265,28 @@ CLARIFY_MAX_OPTIONS = env.int("CLARIFY_MAX_OPTIONS", default=6)  # acts offered 
 DOCLIST_API_URL = env.str("DOCLIST_API_URL", default="")
 DOCLIST_API_KEY = env.str("DOCLIST_API_KEY", default="")  # Bearer key for a remote DocList
 DOCLIST_TIMEOUT_S = env.float("DOCLIST_TIMEOUT_S", default=5.0)
+DOCLIST_ALLOW_HTTP = env.bool("DOCLIST_ALLOW_HTTP", default=False)  # the client sends its Bearer key: https only
+DOCLIST_MAX_RESPONSE_BYTES = env.int("DOCLIST_MAX_RESPONSE_BYTES", default=1024 * 1024)  # 8 candidates are ~2 KB
 DOCLIST_MAX_CANDIDATES = env.int("DOCLIST_MAX_CANDIDATES", default=8)
 
 # --- the user's channels: memory, documents, conversation history (U7) ---------------------------------------
 MEMORY_ITEM_MAX_CHARS = env.int("MEMORY_ITEM_MAX_CHARS", default=1000)  # one remembered fact
 MEMORY_MAX_ITEMS = env.int("MEMORY_MAX_ITEMS", default=3)  # memory items one run's evidence may carry
 MEMORY_SCAN_MAX_ITEMS = env.int("MEMORY_SCAN_MAX_ITEMS", default=500)  # a user's newest items U7 matches against
+# Per org: what its end users may store, and what its runs may spend on models in a day (empty: no cap).
+ORG_MAX_DOCUMENTS = env.int("ORG_MAX_DOCUMENTS", default=1000)
+ORG_MAX_MEMORY_ITEMS = env.int("ORG_MAX_MEMORY_ITEMS", default=10000)
+ORG_DAILY_SPEND_CAP_USD = env.str("ORG_DAILY_SPEND_CAP_USD", default="50.00")
 DOCUMENT_MAX_BYTES = env.int("DOCUMENT_MAX_BYTES", default=10 * 1024 * 1024)  # one upload
 DOCUMENT_MAX_CHUNKS = env.int("DOCUMENT_MAX_CHUNKS", default=400)  # a longer document is refused, not cut
+# What reading one upload may cost (issue 12: a 208 KB DOCX of 83 MB XML took 589 MB to refuse). Text DOCX files
+# pack 5-20 times; 400 chunks of text are under 1 MB, so 50 MB unpacked leaves room for images and styles.
+DOCUMENT_MAX_UNCOMPRESSED_BYTES = env.int("DOCUMENT_MAX_UNCOMPRESSED_BYTES", default=50 * 1024 * 1024)
+DOCUMENT_MAX_ZIP_RATIO = env.int("DOCUMENT_MAX_ZIP_RATIO", default=100)
+DOCUMENT_MAX_PDF_PAGES = env.int("DOCUMENT_MAX_PDF_PAGES", default=300)
+DOCUMENT_EXTRACT_TIME_LIMIT_S = env.int("DOCUMENT_EXTRACT_TIME_LIMIT_S", default=60)  # one upload's text extraction
+# Multipart overhead allowed beside the file (field names, boundaries, user_ref) before a body is refused unread.
+DOCUMENT_UPLOAD_OVERHEAD_BYTES = env.int("DOCUMENT_UPLOAD_OVERHEAD_BYTES", default=64 * 1024)
 DOCS_COLLECTION = env.str("DOCS_COLLECTION", default="user_docs")  # the users' documents, apart from LLDBI
 DOCS_MAX_CHUNKS = env.int("DOCS_MAX_CHUNKS", default=4)  # document chunks one run's evidence may carry
 HISTORY_MAX_TURNS = env.int("HISTORY_MAX_TURNS", default=3)  # earlier turns of the conversation, newest first
@@ -258,12 +297,29 @@ ADMIN_DASHBOARD_DAYS_MAX = env.int("ADMIN_DASHBOARD_DAYS_MAX", default=90)  # wi
 # Latency percentiles are computed over at most this many of the newest stage events in the window.
 ADMIN_DASHBOARD_MAX_EVENTS = env.int("ADMIN_DASHBOARD_MAX_EVENTS", default=50000)
 
+# Requests per API key (DRF rate syntax, e.g. 120/minute; empty: no limit), counted on THROTTLE_CACHE_URL — Redis
+# shared by every web process in production; empty: this process's memory (embedded mode, one process).
+ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)  # per username and address …
+ADMIN_LOGIN_WINDOW_S = env.int("ADMIN_LOGIN_WINDOW_S", default=900)  # … within this window; then 429 until it ends
+# API keys: days a new key lives (0: never expires) and how often its last_used_at is written (not on every request).
+API_KEY_TTL_DAYS = env.int("API_KEY_TTL_DAYS", default=365)
+API_KEY_LAST_USED_RESOLUTION_S = env.int("API_KEY_LAST_USED_RESOLUTION_S", default=60)
+API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="120/minute")
+THROTTLE_CACHE_URL = env.str("THROTTLE_CACHE_URL", default="")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": ({"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": THROTTLE_CACHE_URL}
+                 if THROTTLE_CACHE_URL else
+                 {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}),
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["runs.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {

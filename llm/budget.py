@@ -24,6 +24,11 @@ class CostCapExceeded(ProviderError):
     without one fails the run with this sentence as the reason."""
 
 
+class OrgSpendCapExceeded(CostCapExceeded):
+    """The call would take the run's org past its daily spend cap (``ORG_DAILY_SPEND_CAP_USD``); nothing was sent.
+    A CostCapExceeded, so every caller that copes with the run's cap copes with this one the same way."""
+
+
 def usd(amount: Decimal) -> str:
     return f"{amount:.6f}"
 

@@ -20,9 +20,10 @@ from functools import lru_cache
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
+from django.utils import timezone
 
 from assemble.tokenizer import count_tokens
-from llm.budget import Budget, CallPlan, CostCapExceeded, plan_call
+from llm.budget import Budget, CallPlan, CostCapExceeded, OrgSpendCapExceeded, plan_call, usd
 from llm.pricing import PRICE_VERSION, cost_usd, price_for
 from llm.routing import model_for_role
 from llm.types import Completion, Message, Provider, ProviderError
@@ -78,6 +79,21 @@ def run_budget(run_id: str, *, exclude_key: str) -> Budget | None:
     return Budget(cap=cap, spent=spent)
 
 
+def org_daily_budget(run_id: str, *, exclude_key: str) -> Budget | None:
+    """The run's org's spend since local midnight against ``ORG_DAILY_SPEND_CAP_USD`` (empty: no cap). The per-run
+    cap bounds one run; this bounds a client that starts many (500 runs in a row were all accepted, issue 12)."""
+    raw = str(settings.ORG_DAILY_SPEND_CAP_USD or "").strip()
+    if not raw:
+        return None
+    org_id = Run.objects.filter(pk=run_id).values_list("org_id", flat=True).first()
+    if org_id is None:
+        return None
+    midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    spent = (CostLedgerEntry.objects.filter(run__org_id=org_id, created_at__gte=midnight)
+             .exclude(idempotency_key=exclude_key).aggregate(s=Sum("cost_usd"))["s"]) or Decimal("0")
+    return Budget(cap=Decimal(raw), spent=spent)
+
+
 def _write(key: str, fields: dict[str, object]) -> None:
     try:
         with transaction.atomic():
@@ -119,8 +135,13 @@ class LlmGateway:
             plan = plan_call(provider=provider.name, model=requested, fallback=settings.LLM_FALLBACK_MODEL,
                              messages=messages, max_tokens=max_tokens,
                              budget=run_budget(self.run_id, exclude_key=key) if self.run_id else None)
+            daily = org_daily_budget(self.run_id, exclude_key=key) if self.run_id else None
+            if daily is not None and not daily.fits(plan.forecast):
+                raise OrgSpendCapExceeded(
+                    f"org daily spend cap {usd(daily.cap)} USD (ORG_DAILY_SPEND_CAP_USD): spent today "
+                    f"{usd(daily.spent)} + forecast {plan.forecast.describe()} exceeds it")
         except CostCapExceeded as exc:
-            logger.warning("model call refused by the run's cost cap", extra={"model": requested, "role": role})
+            logger.warning("model call refused by a cost cap", extra={"model": requested, "role": role})
             self._record(key, {**base, "model": requested, "status": "capped", "error": str(exc)[:300]})
             raise
         if plan.downgraded_from:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory.selectors import memory_item_get_for_org, memory_item_list
-from memory.services import MemoryInputError, memory_item_create, memory_item_delete
+from memory.services import memory_item_create, memory_item_delete
 from runs.selectors import run_get_for_org
+from runs.serializers import UserRefQuerySerializer
 
 
 def _org(request: Request) -> Any:
@@ -39,17 +40,15 @@ class MemoryListCreateApi(APIView):
         data.is_valid(raise_exception=True)
         run_id = data.validated_data.get("source_run")
         source_run = run_get_for_org(org=_org(request), run_id=run_id) if run_id else None
-        try:
-            item = memory_item_create(org=_org(request), user_ref=data.validated_data["user_ref"],
-                                      text=data.validated_data["text"], source_run=source_run)
-        except MemoryInputError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        item = memory_item_create(org=_org(request), user_ref=data.validated_data["user_ref"],
+                                  text=data.validated_data["text"], source_run=source_run)
         return Response(MemoryItemOutputSerializer(item).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(parameters=[OpenApiParameter("user_ref", str, description="only this end user's items")],
-                   responses={200: MemoryItemOutputSerializer(many=True)})
+    @extend_schema(parameters=[UserRefQuerySerializer], responses={200: MemoryItemOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        items = memory_item_list(org=_org(request), user_ref=request.query_params.get("user_ref"))
+        query = UserRefQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        items = memory_item_list(org=_org(request), user_ref=query.validated_data.get("user_ref"))
         return Response(MemoryItemOutputSerializer(items, many=True).data)
 
 

@@ -12,13 +12,14 @@ from django.db import transaction
 from knowledge.snippets import SnippetStore
 from knowledge.text import normalize
 from memory.models import MemoryItem
+from runs.api_errors import ClientError, QuotaExceeded
 from runs.models import Org, Run
 from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
 
 
-class MemoryInputError(ValueError):
+class MemoryInputError(ClientError):
     """Bad input for a memory item; the message is a sentence for the client."""
 
 
@@ -37,6 +38,9 @@ def memory_item_create(*, org: Org, user_ref: str, text: str, source_run: Run | 
         raise MemoryInputError(f"text is {len(cleaned)} characters long; the limit is {settings.MEMORY_ITEM_MAX_CHARS}")
     if source_run is not None and source_run.org_id != org.pk:
         raise MemoryInputError("source_run belongs to another org")
+    if MemoryItem.objects.filter(org=org).count() >= settings.ORG_MAX_MEMORY_ITEMS:
+        raise QuotaExceeded(f"the org stores {settings.ORG_MAX_MEMORY_ITEMS} memory items, its limit "
+                            "(ORG_MAX_MEMORY_ITEMS); delete some first")
     store = store or SnippetStore()
     item_id = uuid.uuid4()
     key = memory_key(org=org, item_id=item_id)

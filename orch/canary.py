@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+from assemble.prompt import user_material
 from llm.types import Message
 from orch.policy import Decision
 from pipeline.contracts import QueryProfile
@@ -36,7 +37,7 @@ def orch_messages(decision: Decision, doc: Mapping[str, Any]) -> list[Message]:
     return [
         Message("system", "Ти — оркестратор конвеєра юридичних відповідей. Обери одну дію зі списку; "
                           "відповідай лише її назвою."),
-        Message("user", f"Питання користувача: {question}\nСитуація: {decision.reason}\n"
+        Message("user", f"Питання користувача: {user_material(question)}\nСитуація: {decision.reason}\n"
                         f"<orch_options>{' | '.join(options)}</orch_options>"),
     ]
 

@@ -40,7 +40,7 @@ class RunScope:
 
 
 def history_key(*, org_id: int, run_id: str) -> str:
-    return f"history/{org_id}/{run_id}.txt"
+    return f"history/{org_id}/{run_id}.txt"  # runs/lifecycle.py deletes it when the run is purged
 
 
 class ChannelPort:

@@ -349,8 +349,16 @@ def _titles(env: StageEnv) -> dict[str, str]:
 
 
 def run_u11(doc: Mapping[str, Any], env: StageEnv) -> StageResult:
-    result = verify(need(doc, "draft", c.Draft), need(doc, "assembled_prompt", c.AssembledPrompt),
-                    _labels(env, doc), _coverage_gap(doc), titles=_titles(env))
+    prompt = need(doc, "assembled_prompt", c.AssembledPrompt)
+    texts, _ = env.snippets().get_many([k for s in prompt.snippets for k in s.r2_keys if s.source != "history"])
+
+    def of(*sources: str) -> list[str]:
+        return [texts[k] for s in prompt.snippets if s.source in sources for k in s.r2_keys if k in texts]
+
+    # History turns are our own earlier answers (their forged blocks are escaped where rendered): a new answer
+    # that repeats the writer's words from them is not a user's text posing as law.
+    result = verify(need(doc, "draft", c.Draft), prompt, _labels(env, doc), _coverage_gap(doc),
+                    titles=_titles(env), user_texts=of("doc", "memory"), law_texts=of("lldbi"))
     return StageResult({"verify_result": result}, {"verdict": result.verdict})
 
 

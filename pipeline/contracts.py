@@ -267,7 +267,9 @@ class Draft(Section):
 
 class CitationCheck(Section):
     article_ref: str
-    status: Literal["supported", "not_in_evidence", "unknown_act"]
+    # user_material: the article is in the evidence, but the sentence citing it repeats a user's document, memory
+    # item or earlier turn, words the article does not hold (issue 12) — the user's text posing as the law.
+    status: Literal["supported", "not_in_evidence", "unknown_act", "user_material"]
 
 
 class VerifyResult(Section):

@@ -15,10 +15,13 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs import admin_views
-from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
+from runs import admin_login, admin_views
+from runs.auth import api_key_issue, api_key_revoke
+from runs.lifecycle import org_delete
+from runs.models import ApiKey, ApiKeyAudit, CostLedgerEntry, Org, Run, RunContext, Specialist, StageEvent
 from runs.services import RunStateError, run_cancel
 
+admin.site.login = admin_login.throttled(admin.site.login)  # type: ignore[method-assign]
 admin.site.site_header = "Lexery console"
 admin.site.site_title = "Lexery console"
 admin.site.index_title = "Runs, flags and knowledge"
@@ -28,8 +31,30 @@ ID_LIKE = re.compile(r"^[0-9a-fA-F-]{6,36}$")
 
 @admin.register(Org)
 class OrgAdmin(admin.ModelAdmin):
+    """An org is deleted only through ``org_delete`` (its users' files, chunks, vectors and memory go first): the
+    plain delete is off, the action below is the way."""
+
     list_display = ("slug", "name", "created_at")
     search_fields = ("slug", "name")
+    actions = ["delete_with_data"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        if not request.user.has_perm("runs.delete_org"):  # type: ignore[union-attr]
+            actions.pop("delete_with_data", None)
+        return actions
+
+    @admin.action(description="Delete selected orgs with their users' documents, memory and run content")
+    def delete_with_data(self, request: HttpRequest, queryset: QuerySet[Org]) -> None:
+        actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
+        for org in list(queryset):
+            done = org_delete(org=org, actor=actor)
+            kept = "" if done.deleted else " (kept for its billing rows; runs purged, keys revoked)"
+            self.message_user(request, f"{org.slug}: {done.documents} document(s), {done.memory_items} memory "
+                                       f"item(s), {done.runs} run(s) cleared{kept}.")
 
 
 @admin.register(Specialist)
@@ -44,10 +69,63 @@ class SpecialistAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">flags</a>', url)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records, not settings: viewable by staff with view permission, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("prefix", "org", "name", "created_at", "revoked_at")
-    readonly_fields = ("prefix", "digest", "created_at")
+    """Adding a key issues one through ``api_key_issue`` and shows it once, in the message after saving; it is never
+    shown again (only its digest is stored). A key is revoked, not deleted: the audit keeps both."""
+
+    list_display = ("prefix", "org", "name", "created_at", "expires_at", "last_used_at", "revoked_at")
+    list_filter = ("org",)
+    actions = ["revoke"]
+
+    ADD_FIELDS = ("org", "name", "expires_at")
+    SHOWN_FIELDS = ("org", "name", "prefix", "created_at", "expires_at", "last_used_at", "revoked_at")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:  # type: ignore[override]
+        return self.ADD_FIELDS if obj is None else self.SHOWN_FIELDS  # (narrower than the stubs' union)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return () if obj is None else self.SHOWN_FIELDS
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
+        if change:
+            return
+        issued, raw = api_key_issue(org=obj.org, name=obj.name, expires_at=obj.expires_at,
+                                    actor=f"admin:{request.user.get_username()}")  # type: ignore[union-attr]
+        obj.pk, obj.prefix, obj.digest, obj.created_at = issued.pk, issued.prefix, issued.digest, issued.created_at
+        obj.expires_at = issued.expires_at
+        obj._state.adding = False
+        messages.warning(request, format_html(
+            "The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown again.", raw))
+
+    @admin.action(description="Revoke selected keys", permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
+        done = sum(api_key_revoke(api_key=k, actor=actor) for k in queryset.select_related("org"))
+        self.message_user(request, f"{done} key(s) revoked.")
+
+
+@admin.register(ApiKeyAudit)
+class ApiKeyAuditAdmin(ReadOnlyAdmin):
+    list_display = ("at", "org_slug", "key_prefix", "action", "actor", "reason")
+    list_filter = ("action",)
+    search_fields = ("org_slug", "key_prefix", "actor")
 
 
 # --- run list filters ---------------------------------------------------------------------------------------
@@ -209,13 +287,13 @@ class RunContextAdmin(admin.ModelAdmin):
 
 
 @admin.register(StageEvent)
-class StageEventAdmin(admin.ModelAdmin):
+class StageEventAdmin(ReadOnlyAdmin):
     list_display = ("run", "step", "stage", "attempt", "outcome", "duration_ms", "next_action", "decided_by")
     list_filter = ("stage", "outcome", "decided_by")
 
 
 @admin.register(CostLedgerEntry)
-class CostLedgerEntryAdmin(admin.ModelAdmin):
+class CostLedgerEntryAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "run", "stage", "provider", "model", "prompt_tokens", "completion_tokens",
                     "cached_tokens", "cost_usd", "status")
     list_filter = ("provider", "model", "stage", "status")

@@ -1,17 +1,69 @@
-"""Every API error is a JSON object with a sentence in ``detail`` (and field errors where there are some)."""
+"""Every API error is a JSON object ``{"code", "detail"}``: a stable machine code and a sentence for a person
+(plus ``errors`` by field for invalid input). Internal exception text never reaches a client: an unexpected
+exception is logged with its traceback for the operators and answered with a 500 that says nothing of it."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
+logger = logging.getLogger(__name__)
+
+SERVER_ERROR = "The server could not complete the request; the operators have the details."
+# DRF's own codes, renamed where ours are clearer; anything else keeps DRF's default_code.
+CODES = {exceptions.ValidationError: "invalid_input", exceptions.ParseError: "malformed_request",
+         exceptions.NotAuthenticated: "not_authenticated", exceptions.AuthenticationFailed: "not_authenticated"}
+
+
+class ClientError(ValueError):
+    """A service's refusal of its caller's input: the message is a sentence for the client; ``code`` is stable."""
+
+    status_code: int = status.HTTP_400_BAD_REQUEST
+    code: str = "invalid_input"
+
+
+class ConflictError(ClientError):
+    """The request is well formed but the object's state does not allow it (a run that has ended, …)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+
+class QuotaExceeded(ConflictError):
+    """The org already stores as many of these as its cap allows (``ORG_MAX_DOCUMENTS``, ``ORG_MAX_MEMORY_ITEMS``)."""
+
+    code = "quota_exceeded"
+
+
+def error_response(status_code: int, code: str, detail: str, **extra: Any) -> Response:
+    return Response({"code": code, "detail": detail, **extra}, status=status_code)
+
+
+def _code(exc: Exception) -> str:
+    if isinstance(exc, Http404):  # DRF answers Django's 404 and PermissionDenied itself
+        return "not_found"
+    if isinstance(exc, PermissionDenied):
+        return "permission_denied"
+    for kind, code in CODES.items():
+        if isinstance(exc, kind):
+            return code
+    return str(getattr(exc, "default_code", "error"))
+
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ClientError):
+        return error_response(exc.status_code, exc.code, str(exc))
     response = drf_handler(exc, context)
-    if response is None:
-        return None
+    if response is None:  # not an API exception: a bug or an outage, never the client's business
+        view = context.get("view")
+        logger.exception("API request failed", extra={"view": type(view).__name__ if view else None})
+        return error_response(status.HTTP_500_INTERNAL_SERVER_ERROR, "server_error", SERVER_ERROR)
     data = response.data
     if isinstance(data, dict) and "detail" not in data:
         first = next(iter(data.items()), None)
@@ -20,7 +72,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             field, errors = first
             text = errors[0] if isinstance(errors, list) and errors else errors
             message = f"{field}: {text}"
-        response.data = {"detail": message, "errors": data}
+        response.data = {"code": _code(exc), "detail": message, "errors": data}
     elif isinstance(data, list):
-        response.data = {"detail": "; ".join(str(x) for x in data)}
+        response.data = {"code": _code(exc), "detail": "; ".join(str(x) for x in data)}
+    elif isinstance(data, dict):
+        response.data = {"code": _code(exc), **data}
     return response

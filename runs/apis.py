@@ -10,10 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runs.selectors import run_events, run_get_for_org, run_view
+from runs.selectors import run_events_view, run_get_for_org, run_view
 from runs.services import (
-    RunInputError,
-    RunStateError,
     run_cancel,
     run_clarification_answer,
     run_create,
@@ -63,7 +61,9 @@ class RunOutputSerializer(serializers.Serializer):
     coverage_gap = serializers.JSONField(allow_null=True)
     clarification = serializers.JSONField(allow_null=True)
     limits = serializers.JSONField()
-    error = serializers.CharField(allow_null=True)
+    error = serializers.CharField(allow_null=True, help_text="why the run failed, a sentence for a person")
+    error_code = serializers.CharField(allow_null=True, help_text="cost_cap_exceeded, org_spend_cap_exceeded, "
+                                                                  "model_unavailable, stage_failed or run_failed")
     cost = CostSerializer()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -83,13 +83,10 @@ class RunCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            specialist = specialist_get_for_org(org=_org(request), slug=data.validated_data["specialist"])
-            run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"],
-                             user_ref=data.validated_data["user_ref"],
-                             conversation_id=data.validated_data["conversation_id"])
-        except RunInputError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        specialist = specialist_get_for_org(org=_org(request), slug=data.validated_data["specialist"])
+        run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"],
+                         user_ref=data.validated_data["user_ref"],
+                         conversation_id=data.validated_data["conversation_id"])
         run = run_get_for_org(org=_org(request), run_id=run.id)
         return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
 
@@ -119,7 +116,7 @@ class RunEventsApi(APIView):
                                                                    "events": OutputSerializer(many=True)})})
     def get(self, request: Request, run_id: str) -> Response:
         run = run_get_for_org(org=_org(request), run_id=run_id)
-        events = self.OutputSerializer(run_events(run=run), many=True).data
+        events = self.OutputSerializer(run_events_view(run=run), many=True).data
         return Response({"run_id": str(run.id), "events": events})
 
 
@@ -133,13 +130,8 @@ class RunClarificationApi(APIView):
         run = run_get_for_org(org=_org(request), run_id=run_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            run_clarification_answer(run=run, option=data.validated_data.get("option"),
-                                     answer=data.validated_data.get("answer"))
-        except RunInputError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        run_clarification_answer(run=run, option=data.validated_data.get("option"),
+                                 answer=data.validated_data.get("answer"))
         run = run_get_for_org(org=_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
 
@@ -148,9 +140,6 @@ class RunCancelApi(APIView):
     @extend_schema(request=None, responses={200: RunOutputSerializer})
     def post(self, request: Request, run_id: str) -> Response:
         run = run_get_for_org(org=_org(request), run_id=run_id)
-        try:
-            run_cancel(run=run)
-        except RunStateError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        run_cancel(run=run)
         run = run_get_for_org(org=_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data)

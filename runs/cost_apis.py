@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +17,16 @@ from llm.pricing import PRICE_VERSION
 from runs.cost_selectors import GROUPS, CostWindow, cost_groups, cost_totals
 
 DEFAULT_WINDOW_DAYS = 30
+# The days a window may name. Python's dates end at 0001-01-01 and 9999-12-31, so a window touching them overflowed
+# while its default start or its end (the next midnight) was computed: a 500 for ?to=9999-12-31 (issue 12). No
+# ledger row predates the service, and a window that far ahead holds nothing.
+EARLIEST_DAY, LATEST_DAY = date(2000, 1, 1), date(2999, 12, 31)
+
+
+def _in_range(value: date) -> date:
+    if not EARLIEST_DAY <= value <= LATEST_DAY:
+        raise serializers.ValidationError(f"{value} is out of range: a day from {EARLIEST_DAY} to {LATEST_DAY}")
+    return value
 
 
 class CostReportApi(APIView):
@@ -26,7 +36,15 @@ class CostReportApi(APIView):
         to = serializers.DateField(required=False)
         group_by = serializers.ChoiceField(choices=GROUPS, required=False, default="day")
 
+        def validate_to(self, value: date) -> date:
+            return _in_range(value)
+
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs.get("from") is not None:
+                try:
+                    _in_range(attrs["from"])
+                except serializers.ValidationError as exc:
+                    raise serializers.ValidationError({"from": exc.detail}) from exc
             today = timezone.localdate()
             date_to = attrs.get("to") or today
             date_from = attrs.get("from") or date_to - timedelta(days=DEFAULT_WINDOW_DAYS - 1)

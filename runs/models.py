@@ -48,9 +48,34 @@ class ApiKey(models.Model):
     name = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="empty: never (keys made before expiry)")
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.org.slug}:{self.prefix}…"
+
+
+class ApiKeyAudit(models.Model):
+    """Who created or revoked which key, when: the trail of key changes (append-only, read-only in admin)."""
+
+    class Action(models.TextChoices):
+        CREATED = "created"
+        REVOKED = "revoked"
+
+    # The trail outlives the key and its org: prefix and org are copied, the link is cleared when they go.
+    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit")
+    key_prefix = models.CharField(max_length=12)
+    org_slug = models.CharField(max_length=64)
+    action = models.CharField(max_length=16, choices=Action.choices)
+    actor = models.CharField(max_length=150, help_text="an admin user, or the command that did it")
+    reason = models.CharField(max_length=300, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.org_slug}:{self.key_prefix}… {self.action} by {self.actor}"
 
 
 class Stage(models.TextChoices):
@@ -98,6 +123,9 @@ class Run(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Purged (runs/lifecycle.py): its context, events, history copy and personal fields are gone; the row stays
+    # for the cost ledger that points at it.
+    purged_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -160,7 +188,9 @@ class StageEvent(models.Model):
 class CostLedgerEntry(models.Model):
     """One row per model call (LLM or embedding). The idempotency key keeps a redelivered task from billing twice."""
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ledger", null=True, blank=True)
+    # PROTECT: billing records never vanish with their run (a run that spent anything cannot be deleted; the
+    # purge keeps it, issue 12). Calls outside a run have no run at all.
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="ledger", null=True, blank=True)
     stage = models.CharField(max_length=4, blank=True)
     attempt = models.PositiveIntegerField(default=1)
     call_ordinal = models.PositiveIntegerField(default=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -46,6 +47,54 @@ def _evidence(doc: dict[str, Any]) -> list[dict[str, Any]]:
              "heading": i.heading} for i in (evidence.items if evidence else [])]
 
 
+_STAGE_FAILED = re.compile(r"^(?P<stage>U\d+) failed: (?P<kind>\w+):")
+# What a client may know of a failed stage: a stable code and a sentence of ours. The exception's own text (paths,
+# SQL, endpoints, keys' prefixes) stays in run.error and the stage event, for the operators (admin, logs).
+PUBLIC_FAILURES = {
+    "CostCapExceeded": ("cost_cap_exceeded", "{stage}: the run's cost cap was reached before the model was called; "
+                                             "nothing more was spent."),
+    "ProviderError": ("model_unavailable", "{stage}: the language model did not answer; try again later."),
+    "OrgSpendCapExceeded": ("org_spend_cap_exceeded", "{stage}: the organisation's daily model spend cap was "
+                                                      "reached; try again tomorrow."),
+}
+
+
+def public_error(error: str) -> tuple[str, str] | None:
+    """(code, sentence) of a run's or an event's error for API clients; None when there is none."""
+    if not error:
+        return None
+    failed = _STAGE_FAILED.match(error)
+    if failed is None:  # ORCH's own reason (a step cap, an exhausted bound): our words, safe to show
+        return "run_failed", error
+    code, sentence = PUBLIC_FAILURES.get(failed["kind"], ("stage_failed", "{stage} failed; the operators have "
+                                                                          "the details."))
+    return code, sentence.format(stage=failed["stage"])
+
+
+# Stage-event detail keys that hold exception text (a failed stage; U4's failed search steps; U7's failed channels).
+INTERNAL_DETAIL_KEYS = frozenset({"error", "errors", "channel_errors"})
+
+
+def run_events_view(*, run: Run) -> list[dict[str, Any]]:
+    """The stage events as clients see them: an error event says which public failure it was, not the exception,
+    and exception texts in a detail become their count (``internal_errors``)."""
+    events = []
+    for e in run_events(run=run):
+        row = {f: getattr(e, f) for f in ("step", "stage", "attempt", "outcome", "started_at", "finished_at",
+                                          "duration_ms", "next_action", "decided_by", "reason")}
+        detail = dict(e.detail or {})
+        hidden = [detail.pop(k) for k in INTERNAL_DETAIL_KEYS & set(detail)]
+        count = sum(len(h) if isinstance(h, list) else 1 for h in hidden if h)
+        if count:
+            detail["internal_errors"] = count
+        row["detail"] = detail
+        if e.outcome == StageEvent.Outcome.ERROR:
+            public = public_error(e.reason)
+            row["reason"] = public[1] if public else ""
+        events.append(row)
+    return events
+
+
 def run_view(*, run: Run) -> dict[str, Any]:
     """The run as clients see it (API and ``ask --json`` print the same object)."""
     doc = run.context.document if hasattr(run, "context") else {}
@@ -69,7 +118,8 @@ def run_view(*, run: Run) -> dict[str, Any]:
         "coverage_gap": gap.model_dump() if gap else doc.get("coverage_gap"),
         "clarification": _clarification(doc),
         "limits": run.limits,
-        "error": run.error or None,
+        "error": (public_error(run.error) or (None, None))[1],
+        "error_code": (public_error(run.error) or (None, None))[0],
         "cost": run_cost(run=run),
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,

@@ -18,20 +18,19 @@ from orch.shell import limits
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import MASKED, apply, read
 from recovery.recover import gap_for_answer
+from runs.api_errors import ClientError, ConflictError
 from runs.models import Org, Run, RunContext, Specialist, StageEvent
 
 logger = logging.getLogger(__name__)
 
 
-class RunInputError(ValueError):
+class RunInputError(ClientError):
     """Bad input for a new run; the message is a sentence for the client."""
 
 
 def specialist_get_for_org(*, org: Org, slug: str) -> Specialist:
     specialist = Specialist.objects.filter(org=org, slug=slug).first()
-    if specialist is None:
-        if Specialist.objects.filter(slug=slug).exists():
-            raise RunInputError(f"specialist {slug!r} belongs to another org")
+    if specialist is None:  # one answer whether the slug exists elsewhere or not: nothing about other orgs leaks
         raise RunInputError(f"unknown specialist {slug!r}")
     return specialist
 
@@ -63,7 +62,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     if len(cleaned) > settings.QUESTION_MAX_CHARS:
         raise RunInputError(f"question is {len(cleaned)} characters long; the limit is {settings.QUESTION_MAX_CHARS}")
     if specialist.org_id != org.id:
-        raise RunInputError(f"specialist {specialist.slug!r} belongs to another org")
+        raise RunInputError(f"unknown specialist {specialist.slug!r}")
     with transaction.atomic():
         run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
                                  flag_overrides=dict(flag_overrides or {}), user_ref=user_ref,
@@ -75,7 +74,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     return run
 
 
-class RunStateError(Exception):
+class RunStateError(ConflictError):
     """The run is not in a state that allows this operation (HTTP 409)."""
 
 

@@ -35,6 +35,7 @@ _SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[
                      re.S)
 MAX_CONTEXT_SOURCES = 2  # the user's documents and memory quoted beside the law
 QUOTED_CONTEXT_KINDS = ("doc", "memory")  # an earlier turn informs the search, it is not the user's material
+_KB = re.compile(r"<kb_context>\n(?P<kb>.*)\n</kb_context>", re.S)  # the only place sources come from
 _GAP = re.compile(r'<coverage_gap(?: reason="(?P<reason>[^"]*)")?[^>]*>(?P<names>.*?)</coverage_gap>', re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
@@ -207,14 +208,17 @@ def compose_answer(messages: list[Message]) -> str:
     orch = _ORCH_OPTIONS.search(joined)
     if orch:  # an ORCH choice: deterministically keep the rule's preference, which is listed first
         return orch.group("options").split("|")[0].strip()
-    question = _question(messages)
+    question = unescape(_question(messages))
     term = definition_term(question)
     asked = term_key(clean_term(term)) if term else None
-    found = list(_SOURCE.finditer(joined))
-    # Only law sources are cited; the user's documents and memory are quoted as theirs, never as a basis (a
-    # contract clause is not a norm), and after the law: an earlier turn or a document never leads the answer.
-    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if not m.group("kind")]
-    context = [_without_heading(m.group("body")) for m in found
+    # Sources are read from the <kb_context> alone (a question or a persona holding a <source> block is not one);
+    # only law sources, the blocks of kind lldbi (no kind: the golden markup), are cited. The user's documents and
+    # memory are quoted as theirs, never as a basis (a contract clause is not a norm), and after the law: an
+    # earlier turn or a document never leads the answer.
+    kb = _KB.search(joined)
+    found = list(_SOURCE.finditer(kb.group("kb"))) if kb else []
+    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if m.group("kind") in (None, "lldbi")]
+    context = [_without_heading(unescape(m.group("body"))) for m in found
                if m.group("kind") in QUOTED_CONTEXT_KINDS][:MAX_CONTEXT_SOURCES]
     gaps = list(_GAP.finditer(joined))
     gap = gaps[0] if gaps else None
@@ -240,11 +244,14 @@ def compose_answer(messages: list[Message]) -> str:
         details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
         if details:
             lines.append("Детальніше:\n" + "\n".join(f"— {_clip(q.sentence, keep)} ({q.ref})." for q in details))
-    # A sentence of the user's material that names an article outside the law sources is not repeated: U11
-    # would rightly see it as a citation without evidence.
+    # A sentence of the user's material that names an article is not repeated: outside the law sources U11 would
+    # see a citation without evidence, inside them the user's words would stand beside the article as if its own.
+    def names_no_article(_: str, sentence: str) -> bool:
+        return not find_citations(sentence, labels, evidence=allowed)
+
     mine = []
     for heading, body in context:
-        own = _candidates([(heading, body)], question, None, quotable)
+        own = _candidates([(heading, body)], question, None, names_no_article)
         if own and own[0].score > 0:
             mine.append(f"— «{_clip(own[0].sentence, keep)}» ({heading}).")
     if mine:

@@ -47,7 +47,8 @@ def test_the_run_page_shows_each_evidence_items_source(superuser, specialist):
 def test_memory_items_and_documents_have_read_only_operator_screens(superuser, specialist):
     MemoryItem.objects.create(org=specialist.org, user_ref="u1", text="Працюю бухгалтером.", r2_key="memory/x.txt")
     UserDocument.objects.create(org=specialist.org, user_ref="u1", filename="договір.txt", content_type="text/plain",
-                                kind="txt", size=10, storage_key="docs/x/original.txt", n_chunks=1)
+                                kind="txt", size=10, storage_key="docs/x/original.txt", n_chunks=1,
+                                status=UserDocument.Status.INDEXING)
     client = login(superuser)
 
     for name, text in (("memory_memoryitem", "Працюю бухгалтером."), ("documents_userdocument", "договір.txt")):

@@ -154,6 +154,7 @@ def test_the_remote_client_resolves_through_a_live_server(live_server: Any, sett
     Act.objects.filter(nreg="322-08").update(indexed=True)
     settings.DOCLIST_API_URL = live_server.url
     settings.DOCLIST_API_KEY = api_key_create(org=org_create("remote-doclist"))
+    settings.DOCLIST_ALLOW_HTTP = True  # the live server speaks http
     client = default_client()
     assert client.mode == "remote"
     # when / then: every example, over HTTP
@@ -169,12 +170,12 @@ def test_the_remote_client_resolves_through_a_live_server(live_server: Any, sett
 
 @pytest.mark.django_db(transaction=True)
 def test_the_remote_client_raises_a_typed_error_on_a_refused_key(live_server: Any) -> None:
-    client = DoclistClient(api_url=live_server.url, api_key="lx_not-a-key")
+    client = DoclistClient(api_url=live_server.url, api_key="lx_not-a-key", allow_http=True)
     with pytest.raises(DoclistUnavailable, match=r"HTTP 40[13]"):
         client.resolve("КЗпП")
 
 
 def test_the_remote_client_raises_a_typed_error_when_nothing_listens() -> None:
-    client = DoclistClient(api_url="http://127.0.0.1:9", timeout_s=2.0)
+    client = DoclistClient(api_url="http://127.0.0.1:9", timeout_s=2.0, allow_http=True)
     with pytest.raises(DoclistUnavailable, match="unreachable"):
         client.resolve("КЗпП")

@@ -14,7 +14,7 @@ from llm.gateway import get_provider
 from llm.pricing import PRICE_VERSION, PRICES
 from orch.shell import execute_stage
 from pipeline.citations import find_citations
-from runs.models import CostLedgerEntry, RunContext, Specialist
+from runs.models import CostLedgerEntry, Run, RunContext, Specialist
 from tests.conftest import post_run
 from tests.support.openai_server import FakeOpenAIServer
 
@@ -153,9 +153,12 @@ def test_a_cap_no_configured_model_fits_stops_the_run_with_the_reason_on_it(
     run = ask(api, django_capture_on_commit_callbacks)
 
     assert run["status"] == "failed"
-    assert run["error"].startswith("U10 failed: CostCapExceeded: run cost cap 0.000300 USD: spent 0.000000 + "
-                                   "forecast "), run["error"]
-    assert "gpt-4o-mini" in run["error"] and "LLM_FALLBACK_MODEL" in run["error"]
+    # the client gets a stable code and a sentence; the operators keep the whole reason on the run
+    assert run["error_code"] == "cost_cap_exceeded" and run["error"].startswith("U10: the run's cost cap")
+    error = Run.objects.get(pk=run["id"]).error
+    assert error.startswith("U10 failed: CostCapExceeded: run cost cap 0.000300 USD: spent 0.000000 + "
+                            "forecast "), error
+    assert "gpt-4o-mini" in error and "LLM_FALLBACK_MODEL" in error
     assert server.requests == []  # nothing was spent
     (row,) = ledger(run)
     assert (row.status, row.cost_usd) == ("capped", 0)
@@ -187,8 +190,10 @@ def test_server_errors_past_the_retry_bound_fail_the_run_with_the_reason(
     run = ask(api, django_capture_on_commit_callbacks)
 
     assert run["status"] == "failed"
-    assert run["error"] == ("U10 failed: ProviderError: OpenAI model 'gpt-4o-mini' failed with status 503 after "
-                            "2 attempts.")
+    assert (run["error_code"], run["error"]) == ("model_unavailable",
+                                                 "U10: the language model did not answer; try again later.")
+    assert Run.objects.get(pk=run["id"]).error == (
+        "U10 failed: ProviderError: OpenAI model 'gpt-4o-mini' failed with status 503 after 2 attempts.")
     assert len(server.requests) == 2 and server.pending == 1
     (row,) = ledger(run)
     assert (row.status, row.cost_usd) == ("error", 0) and "503" in row.error
