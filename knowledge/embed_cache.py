@@ -54,7 +54,8 @@ class VectorCache:
 def embed_with_cache(embedder: Embedder, texts: list[str], cache: VectorCache | None) -> tuple[np.ndarray, int]:
     """Passage vectors for ``texts`` (cached ones looked up, the rest embedded in one call), and the hit count."""
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    found = [cache.get(t) if cache is not None and cache.model == embedder.name else None for t in texts]
+    usable = cache is not None and cache.model == embedder.name
+    found = [cache.get(t) if usable and cache is not None else None for t in texts]
     misses = [i for i, v in enumerate(found) if v is None]
     if misses:
         out[misses] = embedder.embed([texts[i] for i in misses])

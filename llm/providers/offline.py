@@ -46,7 +46,7 @@ DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X -
 _REPEALED = re.compile(r"виключено|втратил[аиоі]?\s+чинність|втратив\s+чинність", re.I)
 _TITLE = re.compile(r"^(?:глава|розділ|підрозділ|параграф|§)\s*[0-9IVXLCІ]+", re.I)
 # A question asking for a figure ("скільки днів", "який строк", "розмір штрафу") prefers a sentence holding one.
-_FIGURE_WORDS = frozenset({"скільки", "строк", "термін", "розмір", "сума", "сумa", "тривалість", "вік", "день",
+_FIGURE_WORDS = frozenset({"скільки", "строк", "термін", "розмір", "сума", "тривалість", "вік", "день",
                            "місяць", "рік", "година", "відсоток", "штраф", "мінімальний", "максимальний"})
 _FIGURE = re.compile(r"\d|\b(?:од(?:ин|на|ного)|дв[аоіу]\w*|тр[иь]\w*|чотир\w*|п'ят\w*|шіст\w*|сім\w*|"
                      r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*)", re.I)
@@ -171,8 +171,9 @@ def _question(messages: list[Message]) -> str:
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
                 quotable: Callable[[str, str], bool]) -> list[_Quote]:
     """Every quotable statement of every law source, scored; the item defining an asked term first."""
-    rows = [(rank, ref, pos, s) for rank, (ref, body) in enumerate(sources)
-            for pos, s in enumerate(x for x in _split(body) if x != _heading_line(body))
+    headed = [(ref, body, _heading_line(body)) for ref, body in sources]
+    rows = [(rank, ref, pos, s) for rank, (ref, body, heading) in enumerate(headed)
+            for pos, s in enumerate(x for x in _split(body) if x != heading)
             if is_statement(s) and quotable(ref, s)]
     scorer = _Scorer(question, [s for *_, s in rows])
     quotes = []

@@ -84,11 +84,11 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     channels: dict[str, list[str]] = {}
     dense_rank: dict[str, int] = {}
     lexical_rank: dict[str, int] = {}
-    # The heading field is lexical evidence too: the channel label stays "dense", "lexical" or "dense+lexical",
-    # which U5 reads as the agreement of the two kinds of signal.
-    lists = (("lexical", lexical, lexical_weight), ("lexical", heading or [], heading_weight),
-             ("dense", dense, dense_weight))
-    for name, ranked, weight in lists:
+    # The heading field is lexical evidence too: the channel label stays "dense", "lexical" or "dense+lexical".
+    # U5 reads the rank of each article in the text and the dense list (the heading list records none).
+    lists = (("lexical", lexical, lexical_weight, lexical_rank), ("lexical", heading or [], heading_weight, None),
+             ("dense", dense, dense_weight, dense_rank))
+    for name, ranked, weight, ranks in lists:
         rank = 0
         seen: set[str] = set()
         for payload, _ in ranked:
@@ -98,10 +98,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
                 continue
             seen.add(key)
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank + 1)
-            if name == "dense":
-                dense_rank[key] = rank
-            elif ranked is lexical:
-                lexical_rank[key] = rank
+            if ranks is not None:
+                ranks[key] = rank
             if name not in channels.setdefault(key, []):
                 channels[key].append(name)
             rank += 1
@@ -160,7 +158,8 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                 dense_weight = DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT)
                 fused = fuse(port.dense(step.query, step.act_filter, pool),
                              port.lexical(step.query, step.act_filter, pool), step.limit,
-                             heading=port.heading(step.query, step.act_filter, pool),
+                             # a weight-0 list could only relabel: its search is not run
+                             heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
                              dense_weight=dense_weight,
                              lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT)
                 found = [_hit(p, s, ch, i, ranks) for ps, s, ch, ranks in fused for p in ps]

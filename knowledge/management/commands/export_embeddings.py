@@ -8,7 +8,7 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.embed_cache import cache_file, embed_with_cache, write_cache
+from knowledge.embed_cache import cache_file, write_cache
 from knowledge.embeddings import default_embedder
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
@@ -37,7 +37,7 @@ class Command(BaseCommand):
         vectors = []
         for i in range(0, len(texts), opts["batch_size"]):
             batch = texts[i:i + opts["batch_size"]]
-            vectors.append(embed_with_cache(embedder, batch, None)[0])
+            vectors.append(embedder.embed(batch))
             progress.advance(len(batch))
         progress.finish()
         target = cache_file(opts["out"], embedder.name)
