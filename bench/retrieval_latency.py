@@ -44,9 +44,9 @@ def main() -> int:
     django.setup()
     from django.conf import settings
 
+    from engine.ports import QdrantSearchPort, load_lexicon
     from knowledge import index, searchindex
     from knowledge.eval import read_cases
-    from orch.ports import QdrantSearchPort, load_lexicon
     from pipeline.contracts import SpecialistProfile
     from pipeline.stages.intake import intake
     from pipeline.stages.planning import plan_search

@@ -30,7 +30,7 @@ from runs.models import Org
 from runs.services import clean_ref
 
 logger = logging.getLogger(__name__)
-RETRIEVAL_QUEUE = "retrieval"  # orch/dispatch.py: the queue of the one process that opens Qdrant
+RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: the queue of the one process that opens Qdrant
 EXTRACT_QUEUE = "assemble"  # CPU work that needs no Qdrant: beside U9, off the web process
 
 

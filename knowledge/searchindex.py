@@ -5,7 +5,7 @@ at 200k chunks a filtered BM25 query takes seconds. This index holds the same ve
 matrix (one row per article), BM25 postings per term, an act code per point — and answers in milliseconds with the
 same scoring (dot product; BM25 with Qdrant's IDF formula). The collection stays the source of truth: the index is
 built from it on first use in a process and dropped when this process writes to it. With a Qdrant server
-(``QDRANT_URL``) the server's own indexes are used instead (see orch/ports.py).
+(``QDRANT_URL``) the server's own indexes are used instead (see engine/ports.py).
 """
 
 from __future__ import annotations

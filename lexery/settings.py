@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "knowledge",
     "llm",
     "orch",
+    "engine",
     "pipeline",
     "recovery",
     "assemble",
@@ -256,7 +257,7 @@ PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer b
 PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
-# A worker consuming the retrieval queue builds the in-process search indexes as it starts (orch/warmup.py)
+# A worker consuming the retrieval queue builds the in-process search indexes as it starts (engine/warmup.py)
 LLDBI_WARM_ON_START = env.bool("LLDBI_WARM_ON_START", default=True)
 EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)
 # An act-less article number is looked up in at most this many chunks before they are ranked by act title

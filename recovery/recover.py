@@ -23,7 +23,7 @@ ACT_FOUND_IN_CATALOG_NOT_INDEXED = "ACT_FOUND_IN_CATALOG_NOT_INDEXED"
 ACT_NOT_FOUND_IN_CATALOG = "ACT_NOT_FOUND_IN_CATALOG"
 AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
 ACT_FOUND_AND_INDEXED = "ACT_FOUND_AND_INDEXED"
-DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"  # the DocList client could not get an answer (orch/shell.doclist_port)
+DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"  # the DocList client could not get an answer (engine/shell.doclist_port)
 
 RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "named_act_not_in_hits",
                        "too_few_hits", "act_unresolved"})

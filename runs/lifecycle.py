@@ -18,10 +18,10 @@ from django.utils import timezone
 
 from documents.models import UserDocument
 from documents.services import document_delete
+from engine.channel_ports import history_key
 from knowledge.snippets import SnippetStore
 from memory.models import MemoryItem
 from memory.services import memory_item_delete
-from orch.channel_ports import history_key
 from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)

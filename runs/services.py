@@ -11,10 +11,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from engine.dispatch import enqueue_stage
+from engine.shell import limits
 from knowledge.text import normalize
-from orch.dispatch import enqueue_stage
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
-from orch.shell import limits
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import MASKED, apply, read
 from recovery.recover import gap_for_answer

@@ -1,4 +1,4 @@
-"""U9's adapter (orch/runners.run_u9) over a real snippet store: a snippet that cannot be loaded is excluded with
+"""U9's adapter (engine/runners.run_u9) over a real snippet store: a snippet that cannot be loaded is excluded with
 warnings in assembled_prompt.meta, snippet texts never reach the RunContext, and on the layered path the refs U11
 checks against are exactly the sources the kb layer kept."""
 
@@ -18,10 +18,10 @@ from assemble.layers import PromptBudgetExceeded
 from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS
 from assemble.render import blocks_with_tokens
 from assemble.tokenizer import count_tokens, encoding_name_for_model
+from engine.runners import StageEnv, StageResult, _u9_layered, run_u9
+from engine.shell import stage_config
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
-from orch.runners import StageEnv, StageResult, _u9_layered, run_u9
-from orch.shell import stage_config
 from pipeline import contracts as c
 from pipeline.document import dump
 from tests.assemble.legacy_cases import FULL_SPECIALIST

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from engine.ports import QdrantSearchPort
 from knowledge.lexical import query_vector
-from orch.ports import QdrantSearchPort
 from pipeline.contracts import SearchPlan, SearchStep
 from pipeline.stages.retrieval import CHUNKS_PER_ARTICLE, article_key, retrieve
 

@@ -230,7 +230,7 @@ def test_the_batch_deadline_bounds_a_load_whatever_the_storage_timeouts(
 def test_u9_on_a_stalled_store_assembles_without_the_snippets_and_says_why(
         stalled_endpoint: str, s3_env: str, monkeypatch: pytest.MonkeyPatch, db: Any) -> None:
     # given the run's evidence lives on a stalled R2, except one article moto serves
-    from orch.runners import run_u9
+    from engine.runners import run_u9
     from tests.assemble.test_u9_adapter import KEYS as U9_KEYS
     from tests.assemble.test_u9_adapter import REFS, document, env, prompt_of
 

@@ -1,4 +1,4 @@
-"""Warming the retrieval worker at start (orch/warmup.py): the in-process indexes and the model are built before
+"""Warming the retrieval worker at start (engine/warmup.py): the in-process indexes and the model are built before
 the first U4 needs them, and only on a worker that runs U4."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Any
 
 from django.conf import settings as django_settings
 
+from engine.warmup import warm_retrieval
 from knowledge import index, searchindex, termindex
-from orch.warmup import warm_retrieval
 
 
 def test_a_retrieval_worker_builds_the_search_indexes_as_it_starts(lldbi_index: dict[str, int],

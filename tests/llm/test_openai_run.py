@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from engine.shell import execute_stage
 from llm.gateway import get_provider
 from llm.pricing import PRICE_VERSION, PRICES
-from orch.shell import execute_stage
 from pipeline.citations import find_citations
 from runs.models import CostLedgerEntry, Run, RunContext, Specialist
 from tests.conftest import post_run

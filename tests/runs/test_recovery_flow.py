@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from orch.shell import execute_stage
+from engine.shell import execute_stage
 from runs.models import Run, StageEvent
 from tests.conftest import post_run
 

@@ -117,7 +117,7 @@ def test_every_writer_call_is_in_the_ledger_once_even_when_redelivered(api, spec
     assert (row.stage, row.attempt, row.call_ordinal, row.provider) == ("U10", 1, 1, "offline")
     assert row.prompt_tokens > 100 and row.completion_tokens > 10 and row.cost_usd == 0
 
-    from orch.shell import execute_stage
+    from engine.shell import execute_stage
 
     execute_stage(run["id"], "U10", 1)  # a redelivered task for a finished attempt
 

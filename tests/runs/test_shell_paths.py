@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from engine.shell import execute_stage
 from flags.models import FeatureFlag
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from flags.selectors import flag_resolve
 from flags.services import flag_override_set, flags_sync_registry
 from llm.gateway import get_provider
-from orch.shell import execute_stage
 from pipeline import contracts as c
 from pipeline.document import dump
 from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent

@@ -77,7 +77,7 @@ def test_a_failed_stage_shows_the_client_a_code_and_the_operators_the_exception(
     def broken(*_: Any) -> None:
         raise RuntimeError(SECRET_TEXT)
 
-    monkeypatch.setitem(__import__("orch.runners", fromlist=["RUNNERS"]).RUNNERS, "U2", broken)
+    monkeypatch.setitem(__import__("engine.runners", fromlist=["RUNNERS"]).RUNNERS, "U2", broken)
     with django_capture_on_commit_callbacks(execute=True):
         created = post_run(api, question="Що таке трудовий договір?", specialist="labour")
 

@@ -15,8 +15,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from documents.models import UserDocument
+from engine.channel_ports import history_key
 from memory.models import MemoryItem
-from orch.channel_ports import history_key
 from runs.models import CostLedgerEntry, Run, RunContext, StageEvent
 from runs.tasks import runs_purge_task
 from tests.conftest import post_run

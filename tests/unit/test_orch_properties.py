@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Limits, OrchInput, decide
 from pipeline.document import MASKED, apply
 
-# What each stage reads (orch/runners.py): these must be present and unmasked when ORCH starts the stage.
+# What each stage reads (engine/runners.py): these must be present and unmasked when ORCH starts the stage.
 REQUIRES: dict[str, tuple[str, ...]] = {
     "U1": (), "U2": ("intake",), "U3": ("intake", "query_profile"), "U4": ("search_plan",),
     "U5": ("query_profile", "raw_hits"), "U6": ("query_profile",), "U7": ("raw_hits",),

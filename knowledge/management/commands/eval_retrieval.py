@@ -8,10 +8,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from engine.ports import QdrantSearchPort, load_lexicon
 from knowledge.eval import EvalInputError, evaluate, iter_miss_lines, read_cases
 from knowledge.index import close_client
 from knowledge.progress import Progress
-from orch.ports import QdrantSearchPort, load_lexicon
 
 
 class Command(BaseCommand):

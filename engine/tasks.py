@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 
+from engine.shell import execute_stage
 from orch.policy import STAGES
-from orch.shell import execute_stage
 
 
 def _make(stage: str) -> Task:
-    @shared_task(name=f"orch.stage.{stage}", acks_late=True, reject_on_worker_lost=True,
+    @shared_task(name=f"engine.stage.{stage}", acks_late=True, reject_on_worker_lost=True,
                  ignore_result=True)
     def stage_task(run_id: str, stage_name: str, attempt: int) -> None:
         execute_stage(run_id, stage_name, attempt)

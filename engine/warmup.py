@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
-RETRIEVAL_QUEUE = "retrieval"  # orch/dispatch.py: U4 runs there
+RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: U4 runs there
 
 
 def _warm() -> None:
-    from orch.ports import QdrantSearchPort
+    from engine.ports import QdrantSearchPort
 
     started = time.monotonic()
     try:

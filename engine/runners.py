@@ -21,11 +21,11 @@ from assemble.render import kb_room, layered_prompt, legacy_prompt, writer_promp
 from assemble.selectors import correction_get_many, correction_list_for_run
 from assemble.triage import Triage, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
+from engine.channel_ports import ChannelPort
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
 from llm.gateway import LlmGateway
 from llm.types import Completion, Message
-from orch.channel_ports import ChannelPort
 from pipeline import contracts as c
 from pipeline.document import read
 from pipeline.lexicon import ActLexicon
@@ -80,7 +80,7 @@ class StageEnv:
     tokenizer_id: str
     gateway: Callable[[], LlmGateway]
     doclist: Callable[[str], Resolution] | None = None  # None: DOCLIST_ENABLED is off
-    channels: Callable[[], ChannelPort] | None = None  # U7's memory / documents / history (orch/channel_ports.py)
+    channels: Callable[[], ChannelPort] | None = None  # U7's memory / documents / history (engine/channel_ports.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

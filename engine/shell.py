@@ -16,15 +16,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from assemble.tokenizer import count_tokens, encoding_name_for_model
+from engine import ports
+from engine.channel_ports import ChannelPort, RunScope
+from engine.dispatch import enqueue_stage
+from engine.runners import RUNNERS, StageConfig, StageEnv
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
 from llm.types import ProviderError
-from orch import canary, ports
-from orch.channel_ports import ChannelPort, RunScope
-from orch.dispatch import enqueue_stage
+from orch import canary
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
-from orch.runners import RUNNERS, StageConfig, StageEnv
 from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
 from recovery.recover import DOCLIST_UNAVAILABLE, Resolution

@@ -26,7 +26,7 @@ def queue_for(stage: str) -> str:
 
 
 def _send(run_id: str, stage: str, attempt: int) -> None:
-    from orch.tasks import STAGE_TASKS
+    from engine.tasks import STAGE_TASKS
 
     STAGE_TASKS[stage].apply_async(args=[run_id, stage, attempt], queue=queue_for(stage))
 
