@@ -11,7 +11,7 @@ from django.db import connections
 
 from assemble.triage import TRIAGE_MAX_TOKENS
 from llm.gateway import LlmGateway
-from llm.types import Completion, Message
+from pipeline.messages import Completion, Message
 
 
 def triage_ask(gateway: LlmGateway, model: str, timeout_s: float) -> Callable[[list[Message]], Completion]:

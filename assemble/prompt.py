@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from llm.types import Message
 from pipeline.contracts import CoverageGap, SpecialistProfile
+from pipeline.messages import Message
 
 WRITER_INSTRUCTIONS = (
     "Відповідай українською мовою, лише на підставі джерел у <kb_context>. "

@@ -35,9 +35,9 @@ from assemble.prompt import (
     render_source,
 )
 from assemble.u9 import snippet_text
-from llm.types import Message
 from pipeline.contracts import AssembledPrompt, CoverageGap, IncludedSnippet, Intake, SpecialistProfile
 from pipeline.document import read
+from pipeline.messages import Message
 
 Assembler = Literal["legacy", "layered"]
 CORRECTIONS_HEAD = "Виправлення оператора — відповіді, яких слід уникати, і якими вони мають бути:\n"

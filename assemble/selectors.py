@@ -14,9 +14,9 @@ from assemble.models import Correction
 from assemble.render import CorrectionText, PromptSourcesMissing, WriterPrompt, writer_prompt_from_context
 from assemble.tokenizer import DEFAULT_ENCODING
 from knowledge.snippets import SnippetStore
-from llm.types import Message
 from pipeline.contracts import AssembledPrompt
 from pipeline.document import read
+from pipeline.messages import Message
 from runs.models import Run, RunContext
 
 

@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from llm.types import Completion, Message
 from pipeline.contracts import EvidenceAssembly, QueryProfile, SearchPlan
+from pipeline.messages import Completion, Message
 
 LAW = "lldbi_chunks"
 CHANNEL_OF_SOURCE = {"lldbi": LAW, "memory": "memory", "doc": "docs", "history": "history"}

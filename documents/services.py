@@ -20,11 +20,11 @@ from django.db import transaction
 from documents import index as docs_index
 from documents.extract import ExtractionError, ExtractLimits, check_zip, document_kind, extract_text
 from documents.models import UserDocument
-from knowledge.chunking import split_text
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
+from legaltext.chunking import split_text
 from runs.api_errors import ClientError, QuotaExceeded
 from runs.models import Org
 from runs.services import clean_ref

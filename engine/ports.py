@@ -14,9 +14,9 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector, question_vector
 from knowledge.models import Act
 from knowledge.snippets import SnippetStore
-from knowledge.terms import clean_term, rank_definitions, term_key
-from knowledge.text import content_lemmas
-from pipeline.lexicon import ActLexicon
+from legaltext.definitions import clean_term, rank_definitions, term_key
+from legaltext.lexicon import ActLexicon
+from legaltext.text import content_lemmas
 
 _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
 

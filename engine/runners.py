@@ -24,11 +24,11 @@ from assemble.u9 import assemble_prompt
 from engine.channel_ports import ChannelPort
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
+from legaltext.lexicon import ActLexicon
 from llm.gateway import LlmGateway
-from llm.types import Completion, Message
 from pipeline import contracts as c
 from pipeline.document import read
-from pipeline.lexicon import ActLexicon
+from pipeline.messages import Completion, Message
 from pipeline.stages.deliver import deliver
 from pipeline.stages.evidence import assemble_evidence, channels_to_probe
 from pipeline.stages.intake import intake

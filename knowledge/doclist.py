@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from knowledge.text import STOPWORDS, lemma, normalize, words
-from pipeline.lexicon import _GENERIC, NAME_STEM, find_nregs, lemma_seq
+from legaltext.lexicon import GENERIC_TITLE_WORDS, NAME_STEM, find_nregs, lemma_seq
+from legaltext.text import STOPWORDS, lemma, normalize, words
 from recovery.recover import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,
@@ -36,7 +36,7 @@ def _stems_with_positions(text: str) -> list[tuple[str, int]]:
     out = []
     for i, w in enumerate(words(text)):
         lem = lemma(w)
-        if lem not in _GENERIC:
+        if lem not in GENERIC_TITLE_WORDS:
             out.append((lem[:NAME_STEM], i))
     return out
 

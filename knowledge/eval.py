@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from legaltext.lexicon import ActLexicon
 from pipeline.contracts import RawHits, SpecialistProfile
-from pipeline.lexicon import ActLexicon
 from pipeline.stages.intake import intake
 from pipeline.stages.planning import plan_search
 from pipeline.stages.profiling import profile_query

@@ -20,7 +20,7 @@ from knowledge.lexical import Sparse
 DENSE = "dense"
 LEXICAL = "lexical"
 HEADING = "heading"  # BM25 over the article heading alone, on the article's first chunk
-TERM = "term"  # in the terms collection: BM25 over one defined term's words (knowledge/terms.py)
+TERM = "term"  # in the terms collection: BM25 over one defined term's words (legaltext/definitions.py)
 _POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
 
 _client: QdrantClient | None = None

@@ -10,8 +10,8 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 
-from knowledge.lay_terms import EXPANSION_WEIGHT, expansions
-from knowledge.text import content_lemmas
+from legaltext.lay_terms import EXPANSION_WEIGHT, expansions
+from legaltext.text import content_lemmas
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -60,7 +60,7 @@ def query_vector(text: str) -> Sparse:
 
 def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
     """A question's lexical query: its own lemmas, and the statute's words for its lay phrases at a lower
-    weight (knowledge/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
+    weight (legaltext/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
     lemmas = content_lemmas(text)
     expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
     weights = {term_id(t): expansion_weight for t in expansions(lemmas)} if expansion_weight > 0 else {}

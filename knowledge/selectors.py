@@ -8,9 +8,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
-from knowledge.chunking import preferred_abbreviation
 from knowledge.doclist import Doclist, DoclistResolution
 from knowledge.models import Act
+from legaltext.chunking import preferred_abbreviation
 
 _cache: dict[tuple[Any, ...], Doclist] = {}
 _lock = threading.Lock()

@@ -14,7 +14,6 @@ from typing import Any
 from django.conf import settings
 
 from knowledge import index, searchindex, termindex
-from knowledge.chunking import Article, Chunk, is_placeholder_title, split_article
 from knowledge.embed_cache import VectorCache, embed_with_cache
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import Sparse, document_vector, heading_vector
@@ -22,9 +21,10 @@ from knowledge.models import Act
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
 from knowledge.snippets import SnippetStore, snippet_key
-from knowledge.terms import TERM_AVGDL, extract_terms
-from knowledge.text import normalize
-from pipeline.lexicon import lemma_seq
+from legaltext.chunking import Article, Chunk, is_placeholder_title, split_article
+from legaltext.definitions import TERM_AVGDL, extract_terms
+from legaltext.lexicon import lemma_seq
+from legaltext.text import normalize
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,8 @@ from decimal import Decimal
 
 from assemble.tokenizer import count_tokens
 from llm.pricing import cost_usd, price_for
-from llm.types import Message, ProviderError
+from llm.types import ProviderError
+from pipeline.messages import Message
 
 # OpenAI's chat format wraps every message in a few tokens and primes the reply with three more; counting them
 # keeps the forecast an upper bound (the cookbook's "num_tokens_from_messages" uses 3 per message + 3).

@@ -26,7 +26,8 @@ from assemble.tokenizer import count_tokens
 from llm.budget import Budget, CallPlan, CostCapExceeded, OrgSpendCapExceeded, plan_call, usd
 from llm.pricing import PRICE_VERSION, cost_usd, price_for
 from llm.routing import model_for_role
-from llm.types import Completion, Message, Provider, ProviderError
+from llm.types import Provider, ProviderError
+from pipeline.messages import Completion, Message
 from runs.models import CostLedgerEntry, Run
 
 logger = logging.getLogger(__name__)

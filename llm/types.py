@@ -1,29 +1,11 @@
-"""What a provider takes and gives back. Providers know nothing of runs or the ledger: the gateway does."""
+"""What a provider is. Providers know nothing of runs or the ledger: the gateway does. The messages and the
+completion they exchange are the writer's shapes (pipeline/messages.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
-Role = Literal["system", "user", "assistant"]
-
-
-@dataclass(frozen=True)
-class Message:
-    role: Role
-    content: str
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int = 0
-    usage_reported: bool = True  # False: counts come from our tokenizer, not the provider
-    raw_finish_reason: str | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+from pipeline.messages import Completion, Message
 
 
 class ProviderError(Exception):

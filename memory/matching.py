@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from knowledge.text import content_lemmas
+from legaltext.text import content_lemmas
 
 # Words that only say "remember what I said" (U2 reads them as the memory mode) match every fact equally.
 MEMORY_CUE_LEMMAS = frozenset({"раніше", "минулий", "попередньо", "згадувати", "казати", "писати", "мій", "мені"})

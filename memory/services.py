@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 
 from knowledge.snippets import SnippetStore
-from knowledge.text import normalize
+from legaltext.text import normalize
 from memory.models import MemoryItem
 from runs.api_errors import ClientError, QuotaExceeded
 from runs.models import Org, Run

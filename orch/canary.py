@@ -10,10 +10,10 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from assemble.prompt import user_material
-from llm.types import Message
 from orch.policy import Decision
 from pipeline.contracts import QueryProfile
 from pipeline.document import read
+from pipeline.messages import Message
 
 Difficulty = Literal["obvious", "moderate", "complex"]
 ORCH_MAX_TOKENS = 16

@@ -58,7 +58,7 @@ class QueryProfile(Section):
     # "процесуального кодексу", "Закон про неіснуюче": the question names an act the lexicon could not bind;
     # U6 asks DocList which act it is (or whether it exists at all).
     unresolved_act_phrases: list[str] = Field(default_factory=list)
-    # "Що означає термін «X»?": the term asked about (pipeline/definitions.py); U3 plans a lookup of it
+    # "Що означає термін «X»?": the term asked about (legaltext/definitions.py); U3 plans a lookup of it
     definition_term: str | None = None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from knowledge.text import lemma, normalize, words
+from legaltext.text import lemma, normalize, words
 from pipeline.contracts import CoverageGap
 
 # U6 could not ask DocList (unreachable, timed out, or answering nonsense) even after its direct retry: the act a

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from engine.dispatch import enqueue_stage
 from engine.shell import limits
-from knowledge.text import normalize
+from legaltext.text import normalize
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import MASKED, apply, read

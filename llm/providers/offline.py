@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from html import unescape
 
 from assemble.tokenizer import count_tokens
-from knowledge.lay_terms import expansions
-from knowledge.terms import clean_term, extract_terms, term_key
-from knowledge.text import content_lemmas
-from llm.types import Completion, Message
-from pipeline.citations import find_citations, split_ref
+from legaltext.citations import find_citations, split_ref
+from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
+from legaltext.lay_terms import expansions
+from legaltext.text import content_lemmas
 from pipeline.coverage import gap_sentence
-from pipeline.definitions import definition_term
+from pipeline.messages import Completion, Message
 
 MODEL = "offline-extractive-1"
 MAX_SOURCES = 3  # law sources quoted in one answer

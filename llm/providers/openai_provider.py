@@ -15,7 +15,8 @@ from typing import Any
 import openai
 
 from assemble.tokenizer import count_tokens
-from llm.types import Completion, Message, ProviderError
+from llm.types import ProviderError
+from pipeline.messages import Completion, Message
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pipeline.citations import FoundCitation, find_citations
+from legaltext.citations import FoundCitation, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
 from pipeline.coverage import gap_sentences, unnamed_acts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from knowledge.text import normalize
+from legaltext.text import normalize
 from pipeline.contracts import Intake, SpecialistProfile
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from knowledge.text import content_lemmas, lemma, words
+from legaltext.definitions import find_term
+from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
+from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
-from pipeline.definitions import find_term
-from pipeline.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
 
 _ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
              "восьм": "8", "дев'ят": "9", "десят": "10"}

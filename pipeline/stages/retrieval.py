@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from knowledge.chunking import is_placeholder_title
+from legaltext.chunking import is_placeholder_title
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
 
 # RRF's constant: 60 is the usual choice (notes/retrieval-baselines.md, on 18 heading-like questions); on natural

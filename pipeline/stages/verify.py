@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from pipeline.citations import FoundCitation, citation_key, citation_keys, find_citations
+from legaltext.citations import FoundCitation, citation_key, citation_keys, find_citations
 from pipeline.contracts import AssembledPrompt, CitationCheck, CoverageGap, Draft, VerifyResult
 from pipeline.coverage import act_name, unnamed_acts
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from llm.types import Completion, Message
-from pipeline.citations import find_citations
+from legaltext.citations import find_citations
 from pipeline.contracts import Citation, Draft
+from pipeline.messages import Completion, Message
 
 CompleteFn = Callable[[list[Message]], Completion]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assemble.prompt import SourceBlock
-from llm.types import Message
 from pipeline.contracts import CoverageGap, SpecialistProfile
+from pipeline.messages import Message
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 

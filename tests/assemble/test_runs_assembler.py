@@ -18,9 +18,9 @@ from assemble.selectors import run_writer_prompt
 from assemble.tokenizer import count_tokens
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
-from llm.types import Message
 from pipeline.contracts import AssembledPrompt, Intake
 from pipeline.document import read
+from pipeline.messages import Message
 from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent
 from tests.conftest import post_run
 from tests.factories import SpecialistFactory

@@ -13,8 +13,8 @@ from assemble.ports import triage_ask
 from assemble.tokenizer import count_tokens
 from assemble.triage import LAW, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
-from llm.types import Completion, Message
 from pipeline.contracts import EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
+from pipeline.messages import Completion, Message
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 LAW_ONLY = QueryProfile(mode="law", law_only=True, complexity="simple")

@@ -173,8 +173,8 @@ def test_eval_retrieval_refuses_bad_input_with_a_sentence(db: Any, tmp_path: Pat
 
 
 def test_what_is_a_term_a_code_defines_in_its_own_style_puts_that_article_first(lldbi_index: dict[str, int]) -> None:
+    from legaltext.definitions import definition_term
     from pipeline.contracts import QueryProfile
-    from pipeline.definitions import definition_term
     from pipeline.stages.planning import plan_search
 
     question = "Що таке трудовий договір?"  # КЗпП ст. 21: "Трудовим договором є угода …"

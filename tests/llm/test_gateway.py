@@ -14,7 +14,8 @@ from llm.budget import CostCapExceeded
 from llm.gateway import LlmGateway, get_provider, record_embedding_call
 from llm.pricing import PRICE_VERSION, PRICES
 from llm.routing import UnknownRole
-from llm.types import Message, ProviderError
+from llm.types import ProviderError
+from pipeline.messages import Message
 from runs.models import CostLedgerEntry, Run, Specialist
 from tests.support.openai_server import FakeOpenAIServer
 

@@ -4,8 +4,8 @@ article the verifier cannot find among its sources into the draft."""
 from __future__ import annotations
 
 from assemble.prompt import SourceBlock, legacy_messages
+from legaltext.citations import find_citations
 from llm.providers.offline import compose_answer
-from pipeline.citations import find_citations
 from pipeline.contracts import SpecialistProfile
 
 PROFILE = SpecialistProfile(slug="demo")

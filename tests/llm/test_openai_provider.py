@@ -12,7 +12,8 @@ import pytest
 from assemble.tokenizer import count_tokens
 from llm.providers import openai_provider
 from llm.providers.openai_provider import OpenAIProvider
-from llm.types import Message, ProviderError
+from llm.types import ProviderError
+from pipeline.messages import Message
 from tests.support.openai_server import FakeOpenAIServer
 
 MODEL = "gpt-4o-mini"

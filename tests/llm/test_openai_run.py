@@ -11,9 +11,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from engine.shell import execute_stage
+from legaltext.citations import find_citations
 from llm.gateway import get_provider
 from llm.pricing import PRICE_VERSION, PRICES
-from pipeline.citations import find_citations
 from runs.models import CostLedgerEntry, Run, RunContext, Specialist
 from tests.conftest import post_run
 from tests.support.openai_server import FakeOpenAIServer

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from llm.budget import CostCapExceeded, OrgSpendCapExceeded
 from llm.gateway import LlmGateway
-from llm.types import Message
+from pipeline.messages import Message
 from runs.auth import api_key_create
 from runs.models import CostLedgerEntry, Run
 from tests.llm.test_gateway import server  # noqa: F401  (the fake OpenAI server fixture: priced calls)

@@ -10,9 +10,9 @@ import pytest
 from assemble.prompt import legacy_messages
 from assemble.tokenizer import count_tokens
 from assemble.u9 import assemble_prompt
+from legaltext.citations import find_citations
 from llm.providers.offline import compose_answer
 from memory.matching import match_memory
-from pipeline.citations import find_citations
 from pipeline.contracts import (
     AssembledPrompt,
     ChannelHit,

@@ -8,10 +8,10 @@ import pytest
 
 from assemble.prompt import SourceBlock, legacy_messages
 from assemble.tokenizer import count_tokens
+from legaltext.citations import find_citations
 from llm.providers.offline import MODEL, OfflineProvider, compose_answer
-from llm.types import Message
-from pipeline.citations import find_citations
 from pipeline.contracts import CoverageGap, SpecialistProfile
+from pipeline.messages import Message
 
 SPECIALIST = SpecialistProfile(slug="demo", soul="Ти — уважний юрист з трудового права.")
 LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ПКУ": "2755-17"}

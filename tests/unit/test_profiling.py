@@ -1,5 +1,5 @@
 """U1 intake and U2 query profiling (pipeline/stages/intake.py, pipeline/stages/profiling.py,
-pipeline/lexicon.py): explicit article references, act cues, mode."""
+legaltext/lexicon.py): explicit article references, act cues, mode."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from legaltext.lexicon import ActLexicon
 from pipeline.contracts import Intake, QueryProfile, SpecialistProfile
-from pipeline.lexicon import ActLexicon
 from pipeline.stages.intake import IntakeError, intake
 from pipeline.stages.profiling import profile_query
 

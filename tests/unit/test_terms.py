@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from knowledge.terms import clean_term, extract_terms, match_score, rank_definitions, term_key
+from legaltext.definitions import clean_term, definition_term, extract_terms, match_score, rank_definitions, term_key
 from pipeline.contracts import QueryProfile
-from pipeline.definitions import definition_term
 from pipeline.stages.planning import plan_search
 
 DEFINITIONS = """1. У цьому Законі наведені нижче терміни вживаються в такому значенні:

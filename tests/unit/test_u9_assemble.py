@@ -193,8 +193,8 @@ def test_cut_text_ends_at_a_sentence_end_not_mid_sentence(small_budget: int) -> 
 
 def test_an_articles_chunks_are_joined_without_the_overlap_the_chunker_repeats() -> None:
     from assemble.u9 import snippet_text
-    from knowledge.chunking import split_text
-    from knowledge.text import words
+    from legaltext.chunking import split_text
+    from legaltext.text import words
 
     text = " ".join(f"Речення номер {i} про щорічну відпустку працівника та порядок її надання." for i in range(60))
     chunks = split_text(text, max_chars=400, overlap_chars=150)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.citations import find_citations
+from legaltext.citations import find_citations
 from pipeline.contracts import AssembledPrompt, Citation, CoverageGap, Draft, LawSourceRef
 from pipeline.stages.deliver import REMOVED, deliver
 from pipeline.stages.verify import verify

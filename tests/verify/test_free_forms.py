@@ -1,4 +1,4 @@
-"""U11 and U12 on the citation forms real models write (pipeline/citations.py, pipeline/stages/verify.py,
+"""U11 and U12 on the citation forms real models write (legaltext/citations.py, pipeline/stages/verify.py,
 pipeline/stages/deliver.py): every form is found, bound to the right act, checked against the evidence, and
 whatever is not supported is cut out of the answer."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.citations import find_citations
+from legaltext.citations import find_citations
 from pipeline.contracts import AssembledPrompt, CoverageGap, Draft, LawSourceRef
 from pipeline.stages.deliver import REMOVED, deliver
 from pipeline.stages.verify import verify

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.chunking import act_label, preferred_abbreviation
-from knowledge.text import lemma
+from legaltext.chunking import act_label, preferred_abbreviation
+from legaltext.text import lemma
 
 # Title words that say nothing about which act is meant.
-_GENERIC = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
+GENERIC_TITLE_WORDS = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
 PRO = "про"  # kept only to anchor a one-word law title ("Про відпустки"), see ActLexicon.build
 
 
@@ -45,7 +45,7 @@ def lemma_tokens(text: str, keep: frozenset[str] = frozenset()) -> list[tuple[st
         if not word:
             continue
         lem = lemma(word)
-        if lem not in _GENERIC or lem in keep:
+        if lem not in GENERIC_TITLE_WORDS or lem in keep:
             out.append((lem[:NAME_STEM], m.start()))
     return out
 

@@ -16,7 +16,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from knowledge.text import lemma
+from legaltext.lexicon import GENERIC_TITLE_WORDS, NAME_STEM
+from legaltext.text import lemma
 
 # "ст. 36", "ст.ст. 36", "статтею 36", "статей 36", with an optional "пункт 1 частини третьої" / "ч. 3" before it.
 _HEAD = re.compile(
@@ -35,9 +36,6 @@ _THIS_ACT = re.compile(r"(?:цього|ціє[їй]|зазначеного|вк�
 _ABBREV = re.compile(r"[А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7}(?![\w'’ʼ])")
 _PREV_ABBREV = re.compile(r"(?<![\w'’ʼ])([А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7})\s*$")
 _WORD = re.compile(r"[\w'’ʼ-]+")
-# Title words that say nothing about which act is meant.
-_GENERIC = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
-STEM = 6  # names compare on lemma prefixes: pymorphy3 lemmatises some title adjectives as nouns
 MAX_NAME_WORDS = 9
 WINDOW = 200  # characters looked at on either side of an article mention
 
@@ -47,7 +45,7 @@ def _caps(token: str) -> int:
 
 
 def _stem(word: str) -> str:
-    return lemma(word.lower().strip("-'’ʼ"))[:STEM]
+    return lemma(word.lower().strip("-'’ʼ"))[:NAME_STEM]
 
 
 def _is_law(label: str) -> bool:
@@ -83,7 +81,7 @@ class _Names:
 
 
 def _title_stems(title: str) -> tuple[str, ...]:
-    return tuple(s for s in (_stem(w) for w in _WORD.findall(title)) if s and s not in _GENERIC)
+    return tuple(s for s in (_stem(w) for w in _WORD.findall(title)) if s and s not in GENERIC_TITLE_WORDS)
 
 
 @lru_cache(maxsize=32)
@@ -152,7 +150,7 @@ def _by_title(names: _Names, text: str, words: list[re.Match[str]]) -> _Act | No
     if not words or not words[0].group()[0].isupper():
         return None
     stems = [_stem(w.group()) for w in words]
-    significant = [(i, s) for i, s in enumerate(stems) if s not in _GENERIC]
+    significant = [(i, s) for i, s in enumerate(stems) if s not in GENERIC_TITLE_WORDS]
     lawish = stems[0].startswith(("закон", "консти"))
     for form, nreg in names.forms:
         if len(form) == 1 and not lawish:  # "Відпустки" alone is a word, "Закону про відпустки" is a name

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from knowledge.text import content_lemmas
+from legaltext.text import content_lemmas
 
 EXPANSION_WEIGHT = 0.5  # an added statutory word counts half a word the user typed
 

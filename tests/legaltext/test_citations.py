@@ -1,10 +1,10 @@
-"""Citation parsing (pipeline/citations.py): the canonical "<act label> ст. <n>" form, known and unknown acts."""
+"""Citation parsing (legaltext/citations.py): the canonical "<act label> ст. <n>" form, known and unknown acts."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.citations import find_citations
+from legaltext.citations import find_citations
 
 LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ЦК": "435-15"}
 

@@ -1,4 +1,4 @@
-"""Article chunking (knowledge/chunking.py): bounded chunks that keep their article reference and lose no text."""
+"""Article chunking (legaltext/chunking.py): bounded chunks that keep their article reference and lose no text."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from knowledge.chunking import Article, Chunk, act_label, article_ref, split_article
+from legaltext.chunking import Article, Chunk, act_label, article_ref, split_article
 
 SENTENCES = [f"Частина {i} — працівник має право на щорічну оплачувану відпустку тривалістю {20 + i} днів."
              for i in range(1, 16)]

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from knowledge.text import normalize
+from legaltext.text import normalize
 
 SIGNED_TEXT_MIN_CHARS = 150
 # The scale file titles 7,842 of its 8,164 acts "Закон України (<nreg>)": a citation "Закон України (322-08) ст. 75"
