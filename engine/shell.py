@@ -26,9 +26,9 @@ from llm.gateway import LlmGateway
 from llm.types import ProviderError
 from orch import canary
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
-from pipeline.contracts import SpecialistProfile
+from pipeline.contracts import DOCLIST_UNAVAILABLE, SpecialistProfile
 from pipeline.document import apply
-from recovery.recover import DOCLIST_UNAVAILABLE, Resolution
+from recovery.recover import Resolution
 from runs.models import Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ def doclist_port() -> Callable[[str], Resolution] | None:
     """DocList as U6 sees it: a phrase in, a reason code and candidates out (local or remote client)."""
     if not settings.DOCLIST_ENABLED:
         return None
-    from recovery import doclist_client
+    from knowledge import doclist_client
 
     def resolve(query: str) -> Resolution:
         try:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from legaltext.lexicon import GENERIC_TITLE_WORDS, NAME_STEM, find_nregs, lemma_seq
 from legaltext.text import STOPWORDS, lemma, normalize, words
-from recovery.recover import (
+from pipeline.contracts import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,
     ACT_NOT_FOUND_IN_CATALOG,
@@ -58,7 +58,7 @@ class DoclistCandidate:
 @dataclass(frozen=True)
 class DoclistResolution:
     query: str
-    reason: str  # one of the recovery/recover.py codes, or DOCLIST_DISABLED from the client
+    reason: str  # a DocList reason code (pipeline/contracts.py)
     candidates: tuple[DoclistCandidate, ...] = ()
 
     @property

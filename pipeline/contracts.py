@@ -121,6 +121,20 @@ class RetrievalTrace(Section):
 # --- U5 / U6 ----------------------------------------------------------------------------------------------
 SupportLevel = Literal["strong", "partial", "weak", "none"]
 
+# DocList reason codes (seed 002; DESIGN §3 rule 5): what DocList says of an act phrase, on the wire
+# (``POST /api/v1/doclist/resolve``), in ``doclist_trace`` and as a ``coverage_gap`` reason.
+ACT_FOUND_AND_INDEXED = "ACT_FOUND_AND_INDEXED"  # the found-and-indexed code of our naming
+ACT_FOUND_IN_CATALOG_NOT_INDEXED = "ACT_FOUND_IN_CATALOG_NOT_INDEXED"
+ACT_NOT_FOUND_IN_CATALOG = "ACT_NOT_FOUND_IN_CATALOG"
+AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
+# Ours, beside the seed's: the client is switched off (DOCLIST_ENABLED=false); the client could not get an answer
+# (a remote DocList timed out, refused, or answered nonsense: engine/shell.doclist_port).
+DOCLIST_DISABLED = "DOCLIST_DISABLED"
+DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"
+# A gap's reason when DocList stayed unavailable after U6's direct retry: the act a phrase of the question names
+# was never checked against the catalog, so nothing can be said of it either way.
+ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE = "ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE"
+
 
 class GateDecision(Section):
     expand: bool

@@ -7,11 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from legaltext.text import lemma, normalize, words
-from pipeline.contracts import CoverageGap
+from pipeline.contracts import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE, CoverageGap
 
-# U6 could not ask DocList (unreachable, timed out, or answering nonsense) even after its direct retry: the act a
-# phrase of the question names was never checked against the catalog, so nothing can be said of it either way.
-ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE = "ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE"
 # Words a mention of an act may leave out ("Податкового кодексу" names «Податковий кодекс України»).
 _OPTIONAL = frozenset({"україна", "про", "щодо", "для", "від", "закон"})
 

@@ -9,6 +9,12 @@ from datetime import datetime
 from typing import Any
 
 from pipeline.contracts import (
+    ACT_FOUND_AND_INDEXED,
+    ACT_FOUND_IN_CATALOG_NOT_INDEXED,
+    ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE,
+    ACT_NOT_FOUND_IN_CATALOG,
+    AMBIGUOUS_ACT_MATCH,
+    DOCLIST_UNAVAILABLE,
     Clarification,
     ClarificationOption,
     CoverageGap,
@@ -17,13 +23,6 @@ from pipeline.contracts import (
     QueryProfile,
     RetrievalRetryRequest,
 )
-from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
-
-ACT_FOUND_IN_CATALOG_NOT_INDEXED = "ACT_FOUND_IN_CATALOG_NOT_INDEXED"
-ACT_NOT_FOUND_IN_CATALOG = "ACT_NOT_FOUND_IN_CATALOG"
-AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
-ACT_FOUND_AND_INDEXED = "ACT_FOUND_AND_INDEXED"
-DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"  # the DocList client could not get an answer (engine/shell.doclist_port)
 
 RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "named_act_not_in_hits",
                        "too_few_hits", "act_unresolved"})

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from knowledge.models import Act
 from knowledge.selectors import doclist_resolve
 from knowledge.services import IngestError, catalog_load
-from recovery.recover import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH
+from pipeline.contracts import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH
 
 
 def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

@@ -1,4 +1,4 @@
-"""DocList (knowledge/doclist.py, knowledge/apis.py, recovery/doclist_client.py): the seed-002 reason codes for
+"""DocList (knowledge/doclist.py, knowledge/apis.py, knowledge/doclist_client.py): the seed-002 reason codes for
 the issue's examples, through the HTTP face and through U6's client (in-process, remote over HTTP, disabled)."""
 
 from __future__ import annotations
@@ -8,14 +8,15 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from knowledge.doclist_client import DoclistClient, DoclistUnavailable, default_client
 from knowledge.models import Act
 from knowledge.services import catalog_load
-from recovery.doclist_client import DOCLIST_DISABLED, DoclistClient, DoclistUnavailable, default_client
-from recovery.recover import (
+from pipeline.contracts import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,
     ACT_NOT_FOUND_IN_CATALOG,
     AMBIGUOUS_ACT_MATCH,
+    DOCLIST_DISABLED,
 )
 from runs.auth import api_key_create
 from tests.factories import org_create

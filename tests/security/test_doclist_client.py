@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from recovery.doclist_client import DoclistClient, DoclistUnavailable
+from knowledge.doclist_client import DoclistClient, DoclistUnavailable
 
 GOOD = {"query": "КЗпП", "reason": "ACT_NOT_FOUND_IN_CATALOG", "candidates": []}
 

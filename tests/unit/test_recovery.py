@@ -8,6 +8,12 @@ from datetime import UTC, datetime
 import pytest
 
 from pipeline.contracts import (
+    ACT_FOUND_AND_INDEXED,
+    ACT_FOUND_IN_CATALOG_NOT_INDEXED,
+    ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE,
+    ACT_NOT_FOUND_IN_CATALOG,
+    AMBIGUOUS_ACT_MATCH,
+    DOCLIST_UNAVAILABLE,
     ActCue,
     ArticleRefCue,
     GateDecision,
@@ -18,17 +24,8 @@ from pipeline.contracts import (
     RetrievalTrace,
     TraceStep,
 )
-from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
 from recovery.gate import GatePolicy, gate
-from recovery.recover import (
-    ACT_FOUND_AND_INDEXED,
-    ACT_FOUND_IN_CATALOG_NOT_INDEXED,
-    ACT_NOT_FOUND_IN_CATALOG,
-    AMBIGUOUS_ACT_MATCH,
-    DOCLIST_UNAVAILABLE,
-    Resolution,
-    recover,
-)
+from recovery.recover import Resolution, recover
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 KZPP = ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",

@@ -1,6 +1,7 @@
-"""The DocList client U6 calls: in-process against the catalog table by default, over HTTP when
-``DOCLIST_API_URL`` points at a DocList (this app's ``POST /api/v1/doclist/resolve`` or a compatible worker),
-and off when ``DOCLIST_ENABLED`` is false.
+"""The DocList client U6 calls (through engine/shell.doclist_port): in-process against the catalog table by
+default, over HTTP when ``DOCLIST_API_URL`` points at a DocList (this app's ``POST /api/v1/doclist/resolve`` or a
+compatible worker), and off when ``DOCLIST_ENABLED`` is false. It lives beside the catalog it reads, so U6's pure
+code in recovery/ never reaches up into knowledge/.
 
     resolution = resolve("процесуальний кодекс")
     resolution.reason       # ACT_FOUND_AND_INDEXED | ACT_FOUND_IN_CATALOG_NOT_INDEXED | AMBIGUOUS_ACT_MATCH
@@ -24,13 +25,13 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge.doclist import DoclistCandidate, DoclistResolution
+from knowledge.doclist import DoclistResolution
+from knowledge.selectors import doclist_resolve
+from pipeline.contracts import DOCLIST_DISABLED
 
-DOCLIST_DISABLED = "DOCLIST_DISABLED"
 RESOLVE_PATH = "/api/v1/doclist/resolve"
 
-__all__ = ["DOCLIST_DISABLED", "DoclistCandidate", "DoclistClient", "DoclistResolution", "DoclistUnavailable",
-           "default_client", "resolve"]
+__all__ = ["DoclistClient", "DoclistUnavailable", "default_client", "resolve"]
 
 
 class DoclistUnavailable(Exception):
@@ -62,8 +63,6 @@ class DoclistClient:
         if not self.enabled:
             return DoclistResolution(query, DOCLIST_DISABLED)
         if not self.api_url:
-            from knowledge.selectors import doclist_resolve
-
             return doclist_resolve(query=query)
         return self._remote(query)
 
