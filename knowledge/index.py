@@ -15,6 +15,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
+from knowledge.indexcache import invalidate_all
 from knowledge.lexical import Sparse
 
 DENSE = "dense"
@@ -49,10 +50,7 @@ def close_client() -> None:
         if _client is not None:
             _client.close()
             _client = None
-    from knowledge import searchindex, termindex  # built from this client's view; another process may write next
-
-    searchindex.invalidate()
-    termindex.invalidate()
+    invalidate_all()
 
 
 def point_id(chunk_key: str) -> str:
