@@ -8,8 +8,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from knowledge import index
+from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.laws import laws_ingest
 from knowledge.models import Act
-from knowledge.services import catalog_load, laws_ingest
 from runs.auth import api_key_create
 from runs.models import Org, Specialist
 from tests.factories import SpecialistFactory

@@ -1,4 +1,4 @@
-"""The DocList catalog load (knowledge/services.py catalog_load): acts, aliases and the name crossrefs, whose
+"""The DocList catalog load (knowledge/ingest/catalog.py): acts, aliases and the name crossrefs, whose
 noise is filtered, and the resolution that the loaded names make possible."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.jsonl import IngestError
 from knowledge.models import Act
 from knowledge.selectors import doclist_resolve
-from knowledge.services import IngestError, catalog_load
 from pipeline.contracts import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH
 
 

@@ -9,8 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from knowledge.doclist_client import DoclistClient, DoclistUnavailable, default_client
+from knowledge.ingest.catalog import catalog_load
 from knowledge.models import Act
-from knowledge.services import catalog_load
 from pipeline.contracts import (
     ACT_FOUND_AND_INDEXED,
     ACT_FOUND_IN_CATALOG_NOT_INDEXED,

@@ -1,4 +1,4 @@
-"""Ingestion at scale (knowledge/services.py): streamed in whole-article batches, resumable after an
+"""Ingestion at scale (knowledge/ingest/laws.py): streamed in whole-article batches, resumable after an
 interruption without duplicates, both corpus formats, long articles bounded."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from knowledge import index
-from knowledge.services import IngestError, laws_ingest, read_articles
+from knowledge.ingest.corpus import read_articles
+from knowledge.ingest.jsonl import IngestError
+from knowledge.ingest.laws import laws_ingest
 
 COLLECTION = "lldbi_ingest_test"
 TERMS = "lldbi_ingest_test_terms"
@@ -162,8 +164,8 @@ def test_an_act_repeating_an_article_number_keeps_every_record_and_its_terms(own
 
 
 def test_a_corpus_id_that_is_not_an_nreg_is_stored_under_the_acts_nreg(own_collection: Any, tmp_path: Path) -> None:
+    from knowledge.ingest.catalog import catalog_load
     from knowledge.models import Act
-    from knowledge.services import catalog_load
 
     # given a corpus file that names an act by its own id ("ЗУ ТЕСТ") instead of the rada number
     rows = [{"act_nreg": "ЗУ ТЕСТ", "act_title": "Про тестові комунікації", "article": str(i),

@@ -12,8 +12,9 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
+from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.laws import laws_ingest
 from knowledge.models import Act
-from knowledge.services import catalog_load, laws_ingest
 from tests.conftest import post_run
 from tests.support.corpus import DEMO_DIR
 

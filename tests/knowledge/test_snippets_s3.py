@@ -18,7 +18,7 @@ import pytest
 from django.core.files.storage import Storage, storages
 
 from knowledge import index
-from knowledge.services import laws_ingest
+from knowledge.ingest.laws import laws_ingest
 from knowledge.snippets import SnippetLoadError, SnippetStore, snippet_key
 from lexery.settings import s3_client_config
 

@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.embed_cache import cache_file, write_cache
 from knowledge.embeddings import default_embedder
+from knowledge.ingest.corpus import dense_text, read_articles
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
-from knowledge.services import dense_text, read_articles
 
 
 class Command(BaseCommand):

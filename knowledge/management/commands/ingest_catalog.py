@@ -5,7 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.services import IngestError, catalog_load
+from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.jsonl import IngestError
 
 
 class Command(BaseCommand):

@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from knowledge.index import close_client
-from knowledge.services import catalog_load, laws_ingest
+from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.laws import laws_ingest
 
 DEMO = Path(__file__).resolve().parents[2] / "demo_corpus"
 

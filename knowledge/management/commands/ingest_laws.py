@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.index import close_client
-from knowledge.services import IngestError, laws_ingest
+from knowledge.ingest.jsonl import IngestError
+from knowledge.ingest.laws import laws_ingest
 
 
 class Command(BaseCommand):

@@ -1,0 +1,98 @@
+"""The corpus file: law articles as JSONL records (the core file's or the scale file's format), read as ``Article``s,
+and the text each search signal indexes of an article."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from knowledge.ingest.jsonl import IngestError, numbered_lines
+from legaltext.chunking import Article, Chunk, is_placeholder_title
+
+_TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
+
+
+def _heading(rec: dict[str, Any]) -> str | None:
+    """The core file has ``article_heading``; the scale file has ``title`` = "Стаття 2. <heading>"."""
+    heading = rec.get("article_heading")
+    if heading:
+        return str(heading)
+    title = _TITLE_PREFIX.sub("", str(rec.get("title") or "")).strip()
+    return title or None
+
+
+def _record(path: Path, lineno: int, line: str) -> tuple[dict[str, Any], str, str, str]:
+    """The record with its act nreg, article number and text, or the operator's error for this line."""
+    try:
+        rec = json.loads(line)
+        nreg, article, text = rec["act_nreg"], str(rec["article"]), rec["text"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise IngestError(f"{path}:{lineno}: not a corpus record ({exc})") from exc
+    return rec, nreg, article, text
+
+
+@dataclass
+class _Reading:
+    """What a pass over the file keeps besides the current line: one small entry per article, bounded by the file
+    and not by its text."""
+
+    wanted: set[str] | None  # case-folded nregs or corpus ids to keep; None: every act
+    canonical: dict[str, str]  # a corpus id that is not an nreg ("зу ек") -> the act's nreg (1089-20)
+    names: dict[str, tuple[str, str | None]]  # case-folded nreg -> the catalog's title and abbreviation
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)  # (nreg, article) -> records so far
+
+    def keeps(self, nreg: str, corpus_id: str) -> bool:
+        return self.wanted is None or nreg.lower() in self.wanted or corpus_id.lower() in self.wanted
+
+    def occurrence(self, nreg: str, article: str) -> int:
+        key = (nreg.lower(), article)
+        self.seen[key] = self.seen.get(key, 0) + 1
+        return self.seen[key]
+
+    def article(self, rec: dict[str, Any], nreg: str, article: str, text: str) -> Article:
+        title, abbrev = rec.get("act_title"), rec.get("act_abbrev")
+        if is_placeholder_title(title) and nreg.lower() in self.names:
+            title, catalog_abbrev = self.names[nreg.lower()]
+            abbrev = abbrev or catalog_abbrev
+        return Article(act_nreg=nreg, act_title=title or f"Акт {nreg}", act_abbrev=abbrev, article=article,
+                       heading=_heading(rec), text=text, url=rec.get("url") or "",
+                       occurrence=self.occurrence(nreg, article))
+
+
+def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,
+                  canonical: dict[str, str] | None = None,
+                  names: dict[str, tuple[str, str | None]] | None = None) -> Iterator[Article]:
+    """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory.
+    ``canonical`` maps a corpus id that is not an nreg ("ЗУ ЕК", case-folded) to the act's nreg (1089-20);
+    ``names`` gives the catalog's title and abbreviation of an act (by case-folded nreg) for records that carry a
+    placeholder title."""
+    reading = _Reading({a.lower() for a in acts} if acts else None, canonical or {}, names or {})
+    n = 0
+    for lineno, line in numbered_lines(path):
+        rec, corpus_id, article, text = _record(path, lineno, line)
+        nreg = reading.canonical.get(str(corpus_id).lower(), corpus_id)
+        if not reading.keeps(nreg, str(corpus_id)) or not text or not text.strip():
+            continue
+        yield reading.article(rec, nreg, article, text)
+        n += 1
+        if limit is not None and n >= limit:
+            return
+
+
+def chunk_header(a: Article) -> str:
+    return f"{a.act_title}. Стаття {a.article}." + (f" {a.heading}." if a.heading else "")
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the lexical signal indexes: the act title and heading make every chunk findable by them."""
+    return f"{chunk_header(chunk.article)} {chunk.text}"
+
+
+def dense_text(article: Article, head_chars: int) -> str:
+    """What the dense model sees, once per article: title, heading and the opening of the text. The model's
+    cost grows faster than linearly with length, and an article's opening says what it is about."""
+    return f"{chunk_header(article)} {article.text[:head_chars]}"

@@ -1,0 +1,43 @@
+"""The JSONL files ingest reads, plain or gzipped, streamed line by line: a 51k-provision file is never held whole."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+class IngestError(Exception):
+    """Bad input to an ingest command: the message is a sentence for the operator."""
+
+
+def open_text(path: Path) -> Iterator[str]:
+    if not path.exists():
+        raise IngestError(f"file not found: {path}")
+    opener = gzip.open if path.suffix == ".gz" else open
+    # mypy cannot unify gzip.open and open (different overloads); both take (path, "rt", encoding=) and give text
+    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+        yield from fh
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The file's non-blank lines with their 1-based line numbers (for the operator's error messages)."""
+    for lineno, line in enumerate(open_text(path), start=1):
+        if line.strip():
+            yield lineno, line
+
+
+def count_lines(path: Path) -> int:
+    """The progress bar's total: a cheap pass (51k gzipped lines read in about a second)."""
+    return sum(1 for _ in numbered_lines(path))
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line parsed; a line that is not JSON stops the ingest with its place in the file."""
+    for lineno, line in numbered_lines(path):
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise IngestError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
