@@ -1,5 +1,6 @@
-"""Tasks for documents: a task fetches by id and calls a service. Extraction runs on the ``assemble`` queue,
-indexing on the ``retrieval`` queue."""
+"""Tasks for documents: a task fetches by id and calls the worker side (processing.py); the request side
+(services.py) queues them through the ``enqueue_*`` functions here, each on its queue. Extraction runs on the
+``assemble`` queue, indexing on the ``retrieval`` queue."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from documents.services import document_extract, document_extract_failed, document_index, document_unindex
+from documents.processing import document_extract, document_extract_failed, document_index, document_unindex
+
+RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: the queue of the one process that opens Qdrant
+EXTRACT_QUEUE = "assemble"  # CPU work that needs no Qdrant: beside U9, off the web process
 
 
 # The time limit is enforced by a prefork worker (Celery's solo pool cannot interrupt a task); the hard limit
@@ -17,7 +21,7 @@ from documents.services import document_extract, document_extract_failed, docume
              time_limit=settings.DOCUMENT_EXTRACT_TIME_LIMIT_S + 10)
 def document_extract_task(document_id: str) -> None:
     try:
-        document_extract(document_id=document_id)
+        document_extract(document_id=document_id, on_indexing=enqueue_index)
     except SoftTimeLimitExceeded:
         document_extract_failed(document_id=document_id, sentence=(
             f"reading the document took longer than {settings.DOCUMENT_EXTRACT_TIME_LIMIT_S} s "
@@ -32,3 +36,15 @@ def document_index_task(document_id: str) -> None:
 @shared_task(name="documents.unindex", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def document_unindex_task(document_id: str) -> None:
     document_unindex(document_id=document_id)
+
+
+def enqueue_extract(document_id: str) -> None:
+    document_extract_task.apply_async(args=[document_id], queue=EXTRACT_QUEUE)
+
+
+def enqueue_index(document_id: str) -> None:
+    document_index_task.apply_async(args=[document_id], queue=RETRIEVAL_QUEUE)
+
+
+def enqueue_unindex(document_id: str) -> None:
+    document_unindex_task.apply_async(args=[document_id], queue=RETRIEVAL_QUEUE)

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from documents.models import UserDocument
-from documents.services import chunk_key
+from documents.processing import chunk_key
 from knowledge.index import get_client
 from runs.auth import api_key_create
 from runs.models import RunContext

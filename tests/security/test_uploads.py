@@ -96,7 +96,7 @@ def test_the_web_request_extracts_nothing_and_answers_202_extracting(api, specia
     def not_here(*_: object, **__: object) -> str:
         raise AssertionError("text extracted inside the request")
 
-    monkeypatch.setattr("documents.services.extract_text", not_here)
+    monkeypatch.setattr("documents.processing.extract_text", not_here)
 
     # the on-commit work (the worker's) is not run: this is what the web process does alone
     response = api.post("/api/v1/documents", {"file": SimpleUploadedFile("a.txt", "Договір.".encode(), "text/plain"),
