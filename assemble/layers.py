@@ -132,11 +132,10 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_budgets: Mapping[str, int],
-                    count: TokenCounter) -> AssembledLayers:
-    count = _memo(count)  # every distinct text is tokenized once, however often it is asked about
+def _works(layers: Sequence[Layer | None], *, total_tokens: int, layer_budgets: Mapping[str, int],
+           count: TokenCounter) -> list[_Work]:
+    """The present layers in priority order, every segment counted once, all segments kept to begin with."""
     present = {layer.id: layer for layer in layers if layer is not None and (layer.segments or layer.head)}
-    sep_tokens = count(LAYER_SEPARATOR)
     work: list[_Work] = []
     for priority, layer_id in enumerate(LAYER_ORDER):
         layer = present.get(layer_id)
@@ -148,21 +147,25 @@ def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_
         budget = None if layer_id in NEVER_TRUNCATE else layer_budgets.get(layer_id, total_tokens)
         work.append(_Work(layer, priority, seg_tokens, fixed, count(layer.joiner) if layer.joiner else 0, budget,
                           kept=len(layer.segments)))
+    return work
 
+
+def _never_truncated(work: list[_Work], *, total_tokens: int, sep_tokens: int,
+                     count: TokenCounter) -> tuple[dict[str, int], int]:
+    """The never-truncated layers' tokens and the room they need with their separators; over the budget, nothing
+    is sent."""
     never = [w for w in work if w.never]
-    never_texts: dict[str, str] = {w.layer.id: w.layer.render(w.kept) for w in never}
-    never_tokens = {k: count(v) for k, v in never_texts.items()}
+    never_tokens: dict[str, int] = {w.layer.id: count(w.layer.render(w.kept)) for w in never}
     required = sum(never_tokens.values()) + sep_tokens * max(len(never) - 1, 0)
     if required > total_tokens:
         raise PromptBudgetExceeded(budget_tokens=total_tokens, required_tokens=required, layer_tokens=never_tokens)
+    return never_tokens, required
 
-    # No truncatable layer may take the room the never-truncated ones need (the kb's budget is the evidence caps,
-    # which can be the whole envelope): each is held to the smaller of its budget and what they leave.
-    room = total_tokens - required - sep_tokens * (len(work) - len(never))
-    for w in work:  # each truncatable layer is first held to its own budget
-        if w.budget is not None:
-            w.budget = max(min(w.budget, room), 0)
-            w.fit(w.budget)
+
+def _cut_lowest_first(work: list[_Work], *, never_tokens: Mapping[str, int], total_tokens: int,
+                      sep_tokens: int) -> list[_Work]:
+    """While the estimated whole is over the budget the lowest-priority truncatable layer gives way first; returns
+    that order (the exact fit below cuts in it too)."""
 
     def estimated_total() -> int:
         live = [w for w in work if w.kept or not w.layer.segments]
@@ -170,12 +173,18 @@ def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_
                 + sep_tokens * max(len(live) - 1, 0))
 
     cut_order = sorted((w for w in work if not w.never), key=lambda w: w.priority, reverse=True)
-    for w in cut_order:  # lowest priority gives way first
+    for w in cut_order:
         over = estimated_total() - total_tokens
         if over <= 0:
             break
         w.fit(max(w.estimate() - over, 0))
+    return cut_order
 
+
+def _exact_fit(work: list[_Work], cut_order: list[_Work], *, total_tokens: int,
+               count: TokenCounter) -> tuple[str, dict[str, str], int]:
+    """Render and count the context exactly; a seam that merged tokens costs one more segment, at most
+    ``MAX_FIT_PASSES`` times."""
     context, texts = _render(work)
     total = count(context)
     for _ in range(MAX_FIT_PASSES):
@@ -191,6 +200,24 @@ def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_
         raise PromptBudgetExceeded(budget_tokens=total_tokens, required_tokens=total,
                                    layer_tokens={k: count(v) for k, v in texts.items()},
                                    what=f"after {MAX_FIT_PASSES} fitting passes the layers still")
+    return context, texts, total
+
+
+def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_budgets: Mapping[str, int],
+                    count: TokenCounter) -> AssembledLayers:
+    count = _memo(count)  # every distinct text is tokenized once, however often it is asked about
+    sep_tokens = count(LAYER_SEPARATOR)
+    work = _works(layers, total_tokens=total_tokens, layer_budgets=layer_budgets, count=count)
+    never_tokens, required = _never_truncated(work, total_tokens=total_tokens, sep_tokens=sep_tokens, count=count)
+    # No truncatable layer may take the room the never-truncated ones need (the kb's budget is the evidence caps,
+    # which can be the whole envelope): each is held to the smaller of its budget and what they leave.
+    room = total_tokens - required - sep_tokens * (len(work) - len(never_tokens))
+    for w in work:  # each truncatable layer is first held to its own budget
+        if w.budget is not None:
+            w.budget = max(min(w.budget, room), 0)
+            w.fit(w.budget)
+    cut_order = _cut_lowest_first(work, never_tokens=never_tokens, total_tokens=total_tokens, sep_tokens=sep_tokens)
+    context, texts, total = _exact_fit(work, cut_order, total_tokens=total_tokens, count=count)
     return AssembledLayers(context, _manifest(work, texts, count), total,
                            kept_refs={w.layer.id: w.layer.segment_refs[:w.kept] for w in work
                                       if w.layer.segment_refs})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 
 from assemble.budgets import MIN_USEFUL_TOKENS, AssembleConfig, Budget, budget_for
 from assemble.prompt import SourceBlock, render_kb_context, render_source
@@ -121,6 +122,79 @@ def _label(item: EvidenceItem) -> str | None:
     return item.label or f"{item.source}:{item.rank}"
 
 
+def _chosen(evidence: EvidenceAssembly, triage: Triage, warnings: list[str]) -> list[EvidenceItem]:
+    """The items of the channels triage uses, in its channel order then by rank; a channel it leaves out is
+    warned about once."""
+    order = {channel: i for i, channel in enumerate(triage.channels)}
+    skipped = sorted({CHANNEL_OF_SOURCE[i.source] for i in evidence.items} - set(order))
+    warnings.extend(f"channel_skipped:{channel}" for channel in skipped)
+    return sorted((i for i in evidence.items if CHANNEL_OF_SOURCE[i.source] in order),
+                  key=lambda i: (order[CHANNEL_OF_SOURCE[i.source]], i.rank))
+
+
+def _fit(item: EvidenceItem, label: str, texts: dict[str, str], room: int, count: TokenCounter,
+         warnings: list[str]) -> tuple[SourceBlock, IncludedSnippet] | None:
+    """The item's block within ``room`` tokens — whole, or cut at a sentence end — and what is kept of it; None
+    when its texts did not load or too little of it fits (each with its warning)."""
+    text = snippet_text(item.r2_keys, texts)
+    if text is None:
+        warnings.append(f"evidence_excluded:{label}")
+        return None
+    first_key = next(k for k in item.r2_keys if k in texts)
+    block_of = partial(SourceBlock, label, first_key, item.heading, source=item.source)
+    block = block_of(text)
+    tokens = count(render_source(block))
+    truncated: int | None = None
+    if tokens > room:
+        cut = _cut_to_fit(text, block_of, room, count)
+        if cut is None:
+            warnings.append(f"dropped_over_budget:{label}")
+            return None
+        text, tokens = cut
+        truncated = len(text)
+        block = block_of(text)
+    return block, IncludedSnippet(source=item.source, r2_key=first_key, r2_keys=[k for k in item.r2_keys if k in texts],
+                                  article_ref=label, heading=item.heading, rank=item.rank, tokens=tokens,
+                                  chars=len(text), truncated_to_chars=truncated)
+
+
+def _meta(*, profile: QueryProfile, plan: SearchPlan, budget: Budget, triage: Triage, allotted: dict[str, int],
+          snippets: list[IncludedSnippet], kb_tokens: int, warnings: list[str], tokenizer_id: str,
+          now: datetime) -> dict[str, object]:
+    used = {CHANNEL_OF_SOURCE[s.source] for s in snippets}
+    return {
+        "mode": profile.mode,
+        "budget_profile": budget.profile,
+        "total_tokens_est": kb_tokens,
+        "channels_used": [c for c in triage.channels if c in used],
+        "triage_model": triage.model,
+        "assembled_at": now.isoformat(),
+        "warnings": warnings,
+        "tokenizer": tokenizer_id,
+        "budget_tokens": {"total": budget.total_tokens, "law": budget.law, "memory": budget.memory,
+                          "doc": budget.doc, "history": budget.history},
+        # what each channel could actually spend, unused channels' shares split by the triage scores
+        "channel_budget_tokens": {SHARE_KEY[c]: v for c, v in allotted.items()},
+        "docs_probe": plan.docs_probe,
+        "assembler": "legacy",
+        **triage.meta(),
+    }
+
+
+def _law_refs(evidence: EvidenceAssembly, snippets: list[IncludedSnippet]) -> list[LawSourceRef]:
+    scores = {i.article_ref: i.score for i in evidence.items if i.source == "lldbi"}
+    return [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key, score=scores[s.article_ref])
+            for s in snippets if s.source == "lldbi" and s.article_ref in scores]
+
+
+def _chars(snippets: list[IncludedSnippet]) -> dict[str, int]:
+    def chars(source: str) -> int:
+        return sum(s.chars for s in snippets if s.source == source)
+
+    return {"law_chars": chars("lldbi"), "memory_chars": chars("memory"), "doc_chars": chars("doc"),
+            "history_chars": chars("history")}
+
+
 def assemble_prompt(
     *,
     evidence: EvidenceAssembly,
@@ -144,73 +218,21 @@ def assemble_prompt(
     warnings = list(load_warnings)
     room = channel_rooms(budget, triage.channels, triage.scores)
     allotted = dict(room)
-    order = {channel: i for i, channel in enumerate(triage.channels)}
-    skipped = sorted({CHANNEL_OF_SOURCE[i.source] for i in evidence.items} - set(order))
-    warnings.extend(f"channel_skipped:{channel}" for channel in skipped)
-    chosen = sorted((i for i in evidence.items if CHANNEL_OF_SOURCE[i.source] in order),
-                    key=lambda i: (order[CHANNEL_OF_SOURCE[i.source]], i.rank))
     snippets: list[IncludedSnippet] = []
     blocks: list[SourceBlock] = []
-    for item in chosen:
+    for item in _chosen(evidence, triage, warnings):
         label = _label(item)
-        if label is None:
-            continue
         channel = CHANNEL_OF_SOURCE[item.source]
-        text = snippet_text(item.r2_keys, texts)
-        if text is None:
-            warnings.append(f"evidence_excluded:{label}")
+        fitted = _fit(item, label, texts, room[channel], count, warnings) if label is not None else None
+        if fitted is None:
             continue
-        first_key = next(k for k in item.r2_keys if k in texts)
-
-        def block_of(t: str, _ref: str = label, _key: str = first_key,
-                     _head: str | None = item.heading, _source: str = item.source) -> SourceBlock:
-            return SourceBlock(_ref, _key, _head, t, _source)
-
-        block = block_of(text)
-        tokens = count(render_source(block))
-        truncated: int | None = None
-        if tokens > room[channel]:
-            cut = _cut_to_fit(text, block_of, room[channel], count)
-            if cut is None:
-                warnings.append(f"dropped_over_budget:{label}")
-                continue
-            text, tokens = cut
-            truncated = len(text)
-            block = block_of(text)
-        room[channel] -= tokens
+        block, snippet = fitted
+        room[channel] -= snippet.tokens
         blocks.append(block)
-        snippets.append(IncludedSnippet(source=item.source, r2_key=first_key,
-                                        r2_keys=[k for k in item.r2_keys if k in texts],
-                                        article_ref=label, heading=item.heading, rank=item.rank,
-                                        tokens=tokens, chars=len(text), truncated_to_chars=truncated))
+        snippets.append(snippet)
     kb_tokens = count(render_kb_context(blocks, coverage_gap))
-    used = {CHANNEL_OF_SOURCE[s.source] for s in snippets}
-    meta = {
-        "mode": profile.mode,
-        "budget_profile": budget.profile,
-        "total_tokens_est": kb_tokens,
-        "channels_used": [c for c in triage.channels if c in used],
-        "triage_model": triage.model,
-        "assembled_at": now.isoformat(),
-        "warnings": warnings,
-        "tokenizer": tokenizer_id,
-        "budget_tokens": {"total": budget.total_tokens, "law": budget.law, "memory": budget.memory,
-                          "doc": budget.doc, "history": budget.history},
-        # what each channel could actually spend, unused channels' shares split by the triage scores
-        "channel_budget_tokens": {SHARE_KEY[c]: v for c, v in allotted.items()},
-        "docs_probe": plan.docs_probe,
-        "assembler": "legacy",
-        **triage.meta(),
-    }
-    scores = {i.article_ref: i.score for i in evidence.items if i.source == "lldbi"}
-    refs = [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key, score=scores[s.article_ref])
-            for s in snippets if s.source == "lldbi" and s.article_ref in scores]
-
-    def chars(source: str) -> int:
-        return sum(s.chars for s in snippets if s.source == source)
-
-    prompt = AssembledPrompt(meta=meta, law_source_refs=refs,
-                             budget={"law_chars": chars("lldbi"), "memory_chars": chars("memory"),
-                                     "doc_chars": chars("doc"), "history_chars": chars("history")},
+    meta = _meta(profile=profile, plan=plan, budget=budget, triage=triage, allotted=allotted, snippets=snippets,
+                 kb_tokens=kb_tokens, warnings=warnings, tokenizer_id=tokenizer_id, now=now)
+    prompt = AssembledPrompt(meta=meta, law_source_refs=_law_refs(evidence, snippets), budget=_chars(snippets),
                              snippets=snippets)
     return prompt, blocks
