@@ -24,6 +24,7 @@ from pipeline.contracts import (
     RetrievalRetryRequest,
 )
 
+Row = dict[str, Any]  # one DocList answer in the trace: query, reason, candidates
 RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "named_act_not_in_hits",
                        "too_few_hits", "act_unresolved"})
 
@@ -51,20 +52,19 @@ def _label(c: dict[str, Any]) -> str:
     return str(abbrevs[0]) if abbrevs else str(c.get("title") or c.get("nreg"))
 
 
-def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previous: RetrievalRetryRequest | None,
-            resolutions: Sequence[Resolution], clarification: Clarification | None, retry_max: int,
-            max_options: int, now: datetime) -> RecoveryOutcome:
-    stamp = now.isoformat()
-    if gate_decision is None:
-        return RecoveryOutcome(DoclistTrace(note="gate_decision missing or corrupt: forwarded (fail-safe)"),
-                               previous, None, None, "fail_safe_forward")
-    cue_rows: list[dict[str, Any]] = [
+def _rows(profile: QueryProfile, resolutions: Sequence[Resolution]) -> tuple[list[Row], list[Row]]:
+    """What the trace records: the acts U2 bound by their cues, then DocList's answer for each unbound phrase."""
+    cue_rows: list[Row] = [
         {"query": c.matched, "reason": ACT_FOUND_AND_INDEXED if c.indexed else ACT_FOUND_IN_CATALOG_NOT_INDEXED,
          "candidates": [{"nreg": c.nreg, "title": c.title, "indexed": c.indexed}]} for c in profile.act_hints]
-    phrase_rows: list[dict[str, Any]] = [
+    phrase_rows: list[Row] = [
         {"query": r.query, "reason": r.reason, "candidates": r.candidates} for r in resolutions]
-    trace = DoclistTrace(resolutions=cue_rows + phrase_rows)
+    return cue_rows, phrase_rows
 
+
+def _gap(cue_rows: list[Row], phrase_rows: list[Row]) -> tuple[CoverageGap | None, list[str]]:
+    """The coverage gap (acts the catalog lacks or LLDBI does not index), and the indexed acts DocList found for
+    a phrase (hints for a rerun)."""
     gap_acts: list[dict[str, str]] = []
     gap_reason = ""
     found_hints: list[str] = []
@@ -80,20 +80,48 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
             gap_reason = gap_reason or ACT_NOT_FOUND_IN_CATALOG
         elif row["reason"] == ACT_FOUND_AND_INDEXED and first and row in phrase_rows:
             found_hints.append(str(first["nreg"]))
-    gap = CoverageGap(reason=gap_reason, acts=gap_acts) if gap_acts else None
+    return (CoverageGap(reason=gap_reason, acts=gap_acts) if gap_acts else None), found_hints
+
+
+def _ask(ambiguous: Resolution, trace: DoclistTrace, gap: CoverageGap | None,
+         previous: RetrievalRetryRequest | None, retry_max: int, max_options: int, stamp: str) -> RecoveryOutcome:
+    """Ambiguity deferral (seed 001): retrying retrieval before the user says which act wastes tokens."""
+    options = [ClarificationOption(nreg=str(c["nreg"]), title=str(c.get("title") or ""), label=_label(c),
+                                   indexed=bool(c.get("indexed"))) for c in ambiguous.candidates[:max_options]]
+    asked = Clarification(reason=AMBIGUOUS_ACT_MATCH, about=ambiguous.query, options=options, asked_at=stamp,
+                          question=f"Уточніть, будь ласка, який акт ви маєте на увазі під «{ambiguous.query}»: "
+                          + "; ".join(f"{o.label} ({o.title})" for o in options) + ".")
+    deferred = RetrievalRetryRequest(state="deferred", reason=AMBIGUOUS_ACT_MATCH, attempt=previous.attempt
+                                     if previous else 0, max=retry_max, requested_at=stamp, updated_at=stamp)
+    return RecoveryOutcome(trace, deferred, gap, asked, "ambiguity_deferred")
+
+
+def _rerun(reason: str, profile: QueryProfile, found_hints: list[str], attempt: int, retry_max: int,
+           stamp: str) -> RetrievalRetryRequest:
+    """Seeded rerun: the question's content words alone (drops framing that dilutes BM25) plus the acts DocList
+    found; a direct retry after a transient failure keeps the cues as they were."""
+    seeded = [] if reason == "retrieval_error" else [" ".join(profile.keywords)]
+    hints = list(dict.fromkeys([c.nreg for c in profile.act_hints if c.indexed] + found_hints))
+    return RetrievalRetryRequest(
+        state="pending", reason=reason, seeded_queries=[q for q in seeded if q.strip()],
+        act_hints=hints, attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
+
+
+def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previous: RetrievalRetryRequest | None,
+            resolutions: Sequence[Resolution], clarification: Clarification | None, retry_max: int,
+            max_options: int, now: datetime) -> RecoveryOutcome:
+    stamp = now.isoformat()
+    if gate_decision is None:
+        return RecoveryOutcome(DoclistTrace(note="gate_decision missing or corrupt: forwarded (fail-safe)"),
+                               previous, None, None, "fail_safe_forward")
+    cue_rows, phrase_rows = _rows(profile, resolutions)
+    trace = DoclistTrace(resolutions=cue_rows + phrase_rows)
+    gap, found_hints = _gap(cue_rows, phrase_rows)
 
     ambiguous = next((r for r in resolutions if r.reason == AMBIGUOUS_ACT_MATCH and r.candidates), None)
     answered = clarification is not None and clarification.answer_nreg is not None
     if ambiguous is not None and not answered:
-        # Ambiguity deferral (seed 001): retrying retrieval before the user says which act wastes tokens.
-        options = [ClarificationOption(nreg=str(c["nreg"]), title=str(c.get("title") or ""), label=_label(c),
-                                       indexed=bool(c.get("indexed"))) for c in ambiguous.candidates[:max_options]]
-        asked = Clarification(reason=AMBIGUOUS_ACT_MATCH, about=ambiguous.query, options=options, asked_at=stamp,
-                              question=f"Уточніть, будь ласка, який акт ви маєте на увазі під «{ambiguous.query}»: "
-                              + "; ".join(f"{o.label} ({o.title})" for o in options) + ".")
-        deferred = RetrievalRetryRequest(state="deferred", reason=AMBIGUOUS_ACT_MATCH, attempt=previous.attempt
-                                         if previous else 0, max=retry_max, requested_at=stamp, updated_at=stamp)
-        return RecoveryOutcome(trace, deferred, gap, asked, "ambiguity_deferred")
+        return _ask(ambiguous, trace, gap, previous, retry_max, max_options, stamp)
 
     attempt = (previous.attempt if previous else 0) + 1
     unchecked = [r for r in resolutions if r.reason == DOCLIST_UNAVAILABLE]
@@ -109,13 +137,7 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
             seeded_queries=previous.seeded_queries if previous else [],
             requested_at=previous.requested_at if previous else stamp, updated_at=stamp)
         return RecoveryOutcome(trace, exhausted, gap, None, "retry_exhausted")
-    # Seeded rerun: the question's content words alone (drops framing that dilutes BM25) plus the acts DocList
-    # found; a direct retry after a transient failure keeps the cues as they were.
-    seeded = [] if gate_decision.reason == "retrieval_error" else [" ".join(profile.keywords)]
-    hints = list(dict.fromkeys([c.nreg for c in profile.act_hints if c.indexed] + found_hints))
-    request = RetrievalRetryRequest(
-        state="pending", reason=gate_decision.reason, seeded_queries=[q for q in seeded if q.strip()],
-        act_hints=hints, attempt=attempt, max=retry_max, requested_at=stamp, updated_at=stamp)
+    request = _rerun(gate_decision.reason, profile, found_hints, attempt, retry_max, stamp)
     return RecoveryOutcome(trace, request, gap, None, "retry_requested")
 
 
