@@ -10,7 +10,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import unescape
 
 from assemble.tokenizer import count_tokens
@@ -202,62 +202,88 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
     return chosen
 
 
-def compose_answer(messages: list[Message]) -> str:
-    # The layered path carries the KB in the system turn (seed 004); the legacy path in a user turn.
-    joined = "\n".join(m.content for m in messages if m.role in ("system", "user"))
-    orch = _ORCH_OPTIONS.search(joined)
-    if orch:  # an ORCH choice: deterministically keep the rule's preference, which is listed first
-        return orch.group("options").split("|")[0].strip()
+@dataclass
+class _Prompt:
+    """What the writer reads of a prompt: the question, the term it asks about, the law sources it may cite, the
+    user's material it may quote as theirs, and the coverage-gap notes."""
+
+    question: str
+    asked: str | None  # the term key of a definition question
+    sources: list[tuple[str, str]]  # (ref, body) of the law blocks
+    context: list[tuple[str, str]]  # (heading, body) of the user's documents and memory
+    gaps: list[re.Match[str]]
+    allowed: list[str] = field(init=False)  # the refs it may cite
+    labels: dict[str, str] = field(init=False)  # their acts' labels, for citation parsing
+
+    def __post_init__(self) -> None:
+        self.allowed = [ref for ref, _ in self.sources]
+        self.labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in self.allowed}
+
+    def quotable(self, ref: str, sentence: str) -> bool:
+        return _cites_only(sentence, ref=ref, allowed=self.allowed, labels=self.labels)
+
+    def names_no_article(self, _: str, sentence: str) -> bool:
+        return not find_citations(sentence, self.labels, evidence=self.allowed)
+
+
+def _read(messages: list[Message], joined: str) -> _Prompt:
     question = unescape(_question(messages))
     term = definition_term(question)
-    asked = term_key(clean_term(term)) if term else None
     # Sources are read from the <kb_context> alone (a question or a persona holding a <source> block is not one);
     # only law sources, the blocks of kind lldbi (no kind: the golden markup), are cited. The user's documents and
     # memory are quoted as theirs, never as a basis (a contract clause is not a norm), and after the law: an
     # earlier turn or a document never leads the answer.
     kb = _KB.search(joined)
     found = list(_SOURCE.finditer(kb.group("kb"))) if kb else []
-    sources = [(unescape(m.group("ref")), m.group("body")) for m in found if m.group("kind") in (None, "lldbi")]
-    context = [_without_heading(unescape(m.group("body"))) for m in found
-               if m.group("kind") in QUOTED_CONTEXT_KINDS][:MAX_CONTEXT_SOURCES]
-    gaps = list(_GAP.finditer(joined))
-    gap = gaps[0] if gaps else None
-    lines: list[str] = [gap_sentence(unescape(g.group("reason") or ""), [unescape(g.group("names")).strip()])
-                        for g in gaps]
-    allowed = [ref for ref, _ in sources]
-    labels = {split_ref(ref)[0]: split_ref(ref)[0] for ref in allowed}
+    return _Prompt(
+        question=question, asked=term_key(clean_term(term)) if term else None,
+        sources=[(unescape(m.group("ref")), m.group("body")) for m in found if m.group("kind") in (None, "lldbi")],
+        context=[_without_heading(unescape(m.group("body"))) for m in found
+                 if m.group("kind") in QUOTED_CONTEXT_KINDS][:MAX_CONTEXT_SOURCES],
+        gaps=list(_GAP.finditer(joined)))
 
-    def quotable(ref: str, sentence: str) -> bool:
-        return _cites_only(sentence, ref=ref, allowed=allowed, labels=labels)
 
-    keep = set(content_lemmas(question))
-    chosen = _choose(_candidates(sources, question, asked, quotable))
-    if not sources:
-        lines.append("У базі знань не знайдено норм, які відповідають на це питання; "
-                     "відповідь без джерел я не надаю.")
-    elif not chosen:
-        lines.append("Коротко: питання регулюють норми, наведені в підставах.")
-    else:
-        # With the act itself missing, what follows is related law, not the answer: say so.
-        opener = "Пов'язані норми, які є в базі знань" if gap else "Коротко"
-        lines.append(f"{opener}: {_clip(chosen[0].sentence, keep)} ({chosen[0].ref}).")
-        details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
-        if details:
-            lines.append("Детальніше:\n" + "\n".join(f"— {_clip(q.sentence, keep)} ({q.ref})." for q in details))
-    # A sentence of the user's material that names an article is not repeated: outside the law sources U11 would
-    # see a citation without evidence, inside them the user's words would stand beside the article as if its own.
-    def names_no_article(_: str, sentence: str) -> bool:
-        return not find_citations(sentence, labels, evidence=allowed)
+def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[str]:
+    if not prompt.sources:
+        return ["У базі знань не знайдено норм, які відповідають на це питання; відповідь без джерел я не надаю."]
+    if not chosen:
+        return ["Коротко: питання регулюють норми, наведені в підставах."]
+    # With the act itself missing, what follows is related law, not the answer: say so.
+    opener = "Пов'язані норми, які є в базі знань" if prompt.gaps else "Коротко"
+    lines = [f"{opener}: {_clip(chosen[0].sentence, keep)} ({chosen[0].ref})."]
+    details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
+    if details:
+        lines.append("Детальніше:\n" + "\n".join(f"— {_clip(q.sentence, keep)} ({q.ref})." for q in details))
+    return lines
 
+
+def _material_lines(prompt: _Prompt, keep: set[str]) -> list[str]:
+    """The best sentence of each of the user's documents and memory items, as theirs. A sentence that names an
+    article is not repeated: outside the law sources U11 would see a citation without evidence, inside them the
+    user's words would stand beside the article as if its own."""
     mine = []
-    for heading, body in context:
-        own = _candidates([(heading, body)], question, None, names_no_article)
+    for heading, body in prompt.context:
+        own = _candidates([(heading, body)], prompt.question, None, prompt.names_no_article)
         if own and own[0].score > 0:
             mine.append(f"— «{_clip(own[0].sentence, keep)}» ({heading}).")
-    if mine:
-        lines.append("З ваших матеріалів:\n" + "\n".join(mine))
-    if sources:
-        cited = list(dict.fromkeys(q.ref for q in chosen)) or allowed[:MAX_SOURCES]
+    return ["З ваших матеріалів:\n" + "\n".join(mine)] if mine else []
+
+
+def compose_answer(messages: list[Message]) -> str:
+    # The layered path carries the KB in the system turn (seed 004); the legacy path in a user turn.
+    joined = "\n".join(m.content for m in messages if m.role in ("system", "user"))
+    orch = _ORCH_OPTIONS.search(joined)
+    if orch:  # an ORCH choice: deterministically keep the rule's preference, which is listed first
+        return orch.group("options").split("|")[0].strip()
+    prompt = _read(messages, joined)
+    lines: list[str] = [gap_sentence(unescape(g.group("reason") or ""), [unescape(g.group("names")).strip()])
+                        for g in prompt.gaps]
+    keep = set(content_lemmas(prompt.question))
+    chosen = _choose(_candidates(prompt.sources, prompt.question, prompt.asked, prompt.quotable))
+    lines += _law_lines(prompt, chosen, keep)
+    lines += _material_lines(prompt, keep)
+    if prompt.sources:
+        cited = list(dict.fromkeys(q.ref for q in chosen)) or prompt.allowed[:MAX_SOURCES]
         lines.append("Підстави: " + "; ".join(cited) + ".")
     return "\n\n".join(lines)
 
