@@ -243,6 +243,14 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                                              "duration_ms": event.duration_ms})
 
 
+def _injected_delay(stage: str) -> None:
+    delays = settings.ENGINE_FAULT_DELAYS
+    delay = delays.get(stage, delays.get("*", 0.0)) if delays else 0.0
+    if delay > 0:
+        logger.warning("fault injection: stage sleeps", extra={"seconds": delay})
+        time.sleep(delay)
+
+
 def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Exception) -> None:
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
@@ -260,6 +268,7 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
     snapshot = RunContext.objects.get(run_id=run_id)
     computing = time.monotonic()
     try:
+        _injected_delay(stage)
         result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
         compute_ms = int((time.monotonic() - computing) * 1000)
     except Exception as exc:

@@ -151,6 +151,11 @@ STAGE_TRANSIENT_RETRY_MAX = env.int("STAGE_TRANSIENT_RETRY_MAX", default=5)
 REAPER_INTERVAL_S = env.int("REAPER_INTERVAL_S", default=30)
 REAPER_GRACE_S = env.int("REAPER_GRACE_S", default=60)
 OUTBOX_SEND_GRACE_S = env.int("OUTBOX_SEND_GRACE_S", default=10)
+# Fault injection for the fault tests only (tests/e2e/test_faults.py): seconds to sleep inside the named stages
+# ("U4=1.5,U10=2", "*=1" for all), so a process can be killed in the middle of a stage. Empty in production.
+ENGINE_FAULT_DELAYS: dict[str, float] = {
+    k.strip(): float(v) for k, _, v in (p.partition("=") for p in env.str("ENGINE_FAULT_DELAYS", default="").split(","))
+    if k.strip() and v.strip()}
 REAPER_BATCH_MAX = env.int("REAPER_BATCH_MAX", default=200)  # rows / runs one reaper round looks at, per kind
 # Redis redelivers an unacknowledged task after this long: above the longest hard limit (a slow stage is not run
 # twice), low enough that a killed worker's task comes back within minutes (Redis' default is one hour).
