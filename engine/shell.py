@@ -174,14 +174,17 @@ def _finish_event(event: StageEvent, outcome: str, started: float | None, decisi
     if decision is not None:
         event.next_action, event.decided_by, event.reason = decision.action, decision.decided_by, decision.reason[:300]
     event.detail = detail
-    event.save()
+    event.save(update_fields=["outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by",
+                              "reason", "detail"])
 
 
-def _apply_decision(run: Run, decision: Decision) -> None:
+def _apply_decision(run: Run, decision: Decision, attempts: Counter[str] | None = None) -> None:
+    """Send the next stage (its attempt numbered from ``attempts``, the counts ORCH decided on, when given) or
+    end the run. Inside the transaction that persisted the decision."""
     stage = decision.next_stage
     if stage is not None:
-        attempt = StageEvent.objects.filter(run=run, stage=stage).count() + 1
-        enqueue_stage(str(run.id), stage, attempt)
+        done = attempts[stage] if attempts is not None else StageEvent.objects.filter(run=run, stage=stage).count()
+        enqueue_stage(str(run.id), stage, done + 1)
         return
     run.finished_at = timezone.now()
     if decision.action == DONE:
@@ -282,20 +285,23 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
                                 steps=run.steps, limits=limits()))
     decision = _canary(decision, document, run, stage, attempt)
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
-        ctx = RunContext.objects.select_for_update().get(run_id=run_id)
+        # One round trip locks both rows (the run against a cancel, the context against another writer) without
+        # loading the document again: only its version is compared.
+        ctx = (RunContext.objects.select_for_update().select_related("run")
+               .only("version", "run__id", "run__status").get(run_id=run_id))
         if ctx.version != snapshot.version:
             raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
-        if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
-            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
+        locked = ctx.run
+        if locked.is_terminal:  # cancelled while computing: keep nothing, decide nothing
+            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {locked.status}"})
             return None
-        document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
-        ctx.document, ctx.version = document, ctx.version + 1
+        ctx.document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
         if stage == "U1":
-            run.flags = dict(result.detail.get("flags", {}))
-            run.save(update_fields=["flags", "updated_at"])
+            locked.flags = dict(result.detail.get("flags", {}))
+            locked.save(update_fields=["flags", "updated_at"])
         detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
         _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
-        _apply_decision(run, decision)
+        _apply_decision(locked, decision, attempts)
     return decision
