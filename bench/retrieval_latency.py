@@ -18,6 +18,10 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.contracts import SearchPlan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
@@ -28,7 +32,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main() -> int:
+def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--repeat", type=int, default=3, help="passes over the questions (the first warms caches)")
@@ -37,26 +41,19 @@ def main() -> int:
     parser.add_argument("--busy", action="store_true", help="keep one core busy with another process meanwhile")
     parser.add_argument("--compare-blas", action="store_true",
                         help="also measure with 2 BLAS threads for the dense product and print the ratio")
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    import django
 
-    django.setup()
+def _plans(questions: list[str]) -> tuple[list[SearchPlan], list[float]]:
+    """U1-U3 for every question (what U4 is given), and how long U2-U3 took for each."""
     from django.conf import settings
 
-    from engine.ports import QdrantSearchPort, load_lexicon
-    from knowledge import index, searchindex
-    from knowledge.eval import read_cases
+    from engine.ports import load_lexicon
     from pipeline.contracts import SpecialistProfile
     from pipeline.stages.intake import intake
     from pipeline.stages.planning import plan_search
     from pipeline.stages.profiling import profile_query
-    from pipeline.stages.retrieval import retrieve
 
-    questions: list[str] = []
-    for path in args.files:
-        questions += [c.question for c in read_cases(path)[0]]
-    questions = questions[: args.limit]
     lexicon = load_lexicon()
     plans = []
     profile_ms = []
@@ -67,7 +64,53 @@ def main() -> int:
         profile = profile_query(section, lexicon)
         plans.append(plan_search(question=section.normalized, profile=profile, top_k=settings.RETRIEVAL_TOP_K))
         profile_ms.append((time.perf_counter() - started) * 1000)
+    return plans, profile_ms
 
+
+def _measure(plans: list[SearchPlan], repeat: int) -> list[float]:
+    """U4 per plan in ms, over ``repeat`` passes; the first pass warms caches and is not counted (unless alone)."""
+    from engine.ports import QdrantSearchPort
+    from pipeline.stages.retrieval import retrieve
+
+    timings: list[float] = []
+    for rep in range(max(repeat, 1)):
+        port = QdrantSearchPort()  # a fresh port: no query-vector cache carried between passes
+        for plan in plans:
+            started = time.perf_counter()
+            retrieve(plan, port, attempt=1)
+            if rep > 0 or repeat == 1:
+                timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def _with_two_blas_threads(plans: list[SearchPlan], repeat: int, timings: list[float]) -> dict[str, float]:
+    """The same plans with 2 BLAS threads for the dense product, side by side with ``timings``."""
+    from knowledge import searchindex
+
+    default = searchindex.BLAS_THREADS
+    searchindex.BLAS_THREADS = 2
+    try:
+        two = _measure(plans, repeat)
+    finally:
+        searchindex.BLAS_THREADS = default
+    return {"blas2_u4_p50_ms": round(statistics.median(two), 1), "blas2_u4_p95_ms": round(percentile(two, 0.95), 1),
+            "p95_ratio_blas2_to_default": round(percentile(two, 0.95) / percentile(timings, 0.95), 2)}
+
+
+def main() -> int:
+    args = _args()
+    import django
+
+    django.setup()
+    from engine.ports import QdrantSearchPort
+    from knowledge import index
+    from knowledge.eval import read_cases
+    from pipeline.stages.retrieval import retrieve
+
+    questions: list[str] = []
+    for path in args.files:
+        questions += [c.question for c in read_cases(path)[0]]
+    plans, profile_ms = _plans(questions[: args.limit])
     port = QdrantSearchPort()
     started = time.perf_counter()
     points = index.count(index.get_client(), port.collection)
@@ -75,37 +118,18 @@ def main() -> int:
     started = time.perf_counter()
     retrieve(plans[0], port, attempt=1)  # builds the in-process index (local path) and loads the model
     warm_s = time.perf_counter() - started
-    def measure() -> list[float]:
-        timings: list[float] = []
-        for rep in range(max(args.repeat, 1)):
-            port = QdrantSearchPort()  # a fresh port: no query-vector cache carried between passes
-            for plan in plans:
-                started = time.perf_counter()
-                retrieve(plan, port, attempt=1)
-                if rep > 0 or args.repeat == 1:
-                    timings.append((time.perf_counter() - started) * 1000)
-        return timings
-
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     try:
-        timings = measure()
-        result = {"points": points, "questions": len(questions), "samples": len(timings),
-                  "backend": "memory" if QdrantSearchPort().in_memory else "qdrant",
-                  "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
-                  "u4_p50_ms": round(statistics.median(timings), 1),
-                  "u4_p95_ms": round(percentile(timings, 0.95), 1),
-                  "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
-                  "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
-        if args.compare_blas:  # the same plans with 2 BLAS threads for the dense product, side by side
-            default = searchindex.BLAS_THREADS
-            searchindex.BLAS_THREADS = 2
-            try:
-                two = measure()
-            finally:
-                searchindex.BLAS_THREADS = default
-            result.update({"blas2_u4_p50_ms": round(statistics.median(two), 1),
-                           "blas2_u4_p95_ms": round(percentile(two, 0.95), 1),
-                           "p95_ratio_blas2_to_default": round(percentile(two, 0.95) / percentile(timings, 0.95), 2)})
+        timings = _measure(plans, args.repeat)
+        result: dict[str, object] = {
+            "points": points, "questions": len(plans), "samples": len(timings),
+            "backend": "memory" if QdrantSearchPort().in_memory else "qdrant",
+            "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
+            "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
+            "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
+            "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
+        if args.compare_blas:
+            result.update(_with_two_blas_threads(plans, args.repeat, timings))
     finally:
         if busy:
             busy.kill()

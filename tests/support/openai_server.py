@@ -48,6 +48,16 @@ def _usage_for(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
     }
 
 
+def _scripted_usage(behaviour: dict[str, Any], messages: list[dict[str, Any]], reply: str) -> dict[str, Any] | None:
+    """The behaviour's usage (``total_tokens`` filled in), none when it says ``None``, else counted."""
+    usage = behaviour.get("usage", _UNSET)
+    if usage is _UNSET:
+        return _usage_for(messages, reply)
+    if usage is not None and "total_tokens" not in usage:
+        return {**usage, "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
+    return usage  # the script's own dict (or None), passed through as written
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
@@ -55,49 +65,19 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep pytest output clean
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body: dict[str, Any] = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {"_unparsed": raw.decode("utf-8", "replace")}
-        fake = self.server.fake
-        number, behaviour = fake._record_and_next(
+        body = self._read_body()
+        number, behaviour = self.server.fake._record_and_next(
             self.path, {k.lower(): v for k, v in self.headers.items()}, body
         )
-
-        if behaviour.get("delay_s"):
-            time.sleep(float(behaviour["delay_s"]))
-        if behaviour.get("disconnect"):
-            self.close_connection = True
+        if self._answered_otherwise(behaviour):
             return
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
-            error = {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}
-            self._send_json(404, error)
-            return
-
-        status = int(behaviour.get("status", 200))
         headers = dict(behaviour.get("headers") or {})
-        if status >= 400:
-            error = behaviour.get("body") or {
-                "error": {"message": f"scripted failure {status}", "type": "test_error", "code": str(status)}
-            }
-            self._send_json(status, error, headers)
-            return
-
-        messages = list(body.get("messages") or [])
         reply = str(behaviour.get("reply", DEFAULT_REPLY))
-        usage = behaviour.get("usage", _UNSET)
-        if usage is _UNSET:
-            usage = _usage_for(messages, reply)
-        elif usage is not None and "total_tokens" not in usage:
-            total = usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
-            usage = {**usage, "total_tokens": total}
+        usage = _scripted_usage(behaviour, list(body.get("messages") or []), reply)
         model = str(body.get("model") or "unknown")
         finish_reason = str(behaviour.get("finish_reason", "stop"))
         completion_id = f"chatcmpl-fake{number}"
         created = int(time.time())
-
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             self._send_stream(completion_id, created, model, reply, finish_reason,
@@ -108,17 +88,40 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "created": created,
             "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": reply},
-                    "finish_reason": finish_reason,
-                }
-            ],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
+                         "finish_reason": finish_reason}],
         }
         if usage is not None and "body" not in behaviour:
             payload["usage"] = usage
-        self._send_json(status, payload, headers)
+        self._send_json(int(behaviour.get("status", 200)), payload, headers)
+
+    def _read_body(self) -> dict[str, Any]:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: dict[str, Any] = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        return body
+
+    def _answered_otherwise(self, behaviour: dict[str, Any]) -> bool:
+        """The scripted delay, then a hang-up, an unknown route or a scripted error status instead of a completion."""
+        if behaviour.get("delay_s"):
+            time.sleep(float(behaviour["delay_s"]))
+        if behaviour.get("disconnect"):
+            self.close_connection = True
+            return True
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
+            return True
+        status = int(behaviour.get("status", 200))
+        if status >= 400:
+            error = behaviour.get("body") or {
+                "error": {"message": f"scripted failure {status}", "type": "test_error", "code": str(status)}
+            }
+            self._send_json(status, error, dict(behaviour.get("headers") or {}))
+            return True
+        return False
 
     def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
