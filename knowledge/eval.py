@@ -96,10 +96,10 @@ class EvalReport:
 
     def by_act(self) -> dict[str, dict[str, Any]]:
         acts = sorted({r.case.gold[0][0] for r in self.results})
-        return {a: self.subset(lambda r, a=a: r.case.gold[0][0] == a)._metrics() for a in acts}  # type: ignore[misc]
+        return {a: self.subset(_of_act(a))._metrics() for a in acts}
 
     def by_group(self) -> dict[str, dict[str, Any]]:
-        out = {g: self.subset(lambda r, g=g: g in r.groups) for g in GROUPS}  # type: ignore[misc]
+        out = {g: self.subset(_in_group(g)) for g in GROUPS}
         return {g: rep._metrics() for g, rep in out.items() if rep.n}
 
     def summary(self) -> dict[str, Any]:
@@ -108,6 +108,14 @@ class EvalReport:
     def full(self) -> dict[str, Any]:
         """The summary with results per act (of each case's first gold item) and per group."""
         return {**self.summary(), "by_group": self.by_group(), "by_act": self.by_act()}
+
+
+def _of_act(act: str) -> Callable[[CaseResult], bool]:
+    return lambda r: r.case.gold[0][0] == act
+
+
+def _in_group(group: str) -> Callable[[CaseResult], bool]:
+    return lambda r: group in r.groups
 
 
 def read_cases(path: Path, *, sample: int | None = None, seed: int = 0) -> tuple[list[EvalCase], int]:

@@ -65,13 +65,13 @@ class ActLexicon:
         for r in rows:
             title = str(r.get("title") or "")
             forms = {lemma_seq(title)} if title else set()
-            for alias in r.get("aliases") or []:  # type: ignore[attr-defined]
+            for alias in r.get("aliases") or []:
                 forms.add(lemma_seq(str(alias)))
             forms = {f for f in forms if len(f) >= 2}  # one-word names ("кодекс") match everything
             subject = lemma_seq(title)
             if title.startswith("Про ") and len(subject) == 1:  # «Про відпустки»: the phrase "про відпустки"
                 forms.add((PRO, *subject))
-            abbrevs = tuple(str(a) for a in (r.get("abbreviations") or []))  # type: ignore[attr-defined]
+            abbrevs = tuple(str(a) for a in (r.get("abbreviations") or []))
             entries.append(LexiconEntry(str(r["nreg"]), title, abbrevs, tuple(sorted(forms)),
                                         bool(r.get("indexed"))))
         return cls(tuple(entries), {e.nreg.lower(): e for e in entries})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Protocol
 
 _WORD = re.compile(r"[0-9A-Za-zА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
 _APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
@@ -27,9 +28,19 @@ def words(text: str) -> list[str]:
     return [w.strip("-'").lower() for w in _WORD.findall(normalize(text)) if w.strip("-'")]
 
 
+class _Parse(Protocol):
+    normal_form: str
+
+
+class _Analyzer(Protocol):
+    """What we use of pymorphy3's MorphAnalyzer (pymorphy3 ships no type hints)."""
+
+    def parse(self, word: str) -> list[_Parse]: ...
+
+
 @lru_cache(maxsize=1)
-def _morph():  # type: ignore[no-untyped-def]
-    import pymorphy3
+def _morph() -> _Analyzer:
+    import pymorphy3  # loaded on first use: the dictionaries take a while and many processes never lemmatise
 
     return pymorphy3.MorphAnalyzer(lang="uk")
 

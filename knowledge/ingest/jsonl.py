@@ -17,8 +17,7 @@ def open_text(path: Path) -> Iterator[str]:
     if not path.exists():
         raise IngestError(f"file not found: {path}")
     opener = gzip.open if path.suffix == ".gz" else open
-    # mypy cannot unify gzip.open and open (different overloads); both take (path, "rt", encoding=) and give text
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as fh:
         yield from fh
 
 

@@ -41,7 +41,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
         if entry is None or entry.nreg in found:
             return
         found[entry.nreg] = (ActCue(nreg=entry.nreg, title=entry.title, label=entry.label, matched=matched,
-                                    how=how, indexed=entry.indexed), pos)  # type: ignore[arg-type]
+                                    how=how, indexed=entry.indexed), pos)
 
     for nreg, start, _ in find_nregs(text):
         add(nreg, nreg, "nreg", start)
@@ -129,5 +129,5 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
     unresolved = _unresolved_phrases(text, [pos for _, pos in cues], skip=(term[1], term[2]) if term else None)
     return QueryProfile(mode=mode, law_only=mode == "law", act_hints=[c for c, _ in cues], article_refs=refs,
-                        goals=goals, keywords=keywords, complexity=complexity,  # type: ignore[arg-type]
+                        goals=goals, keywords=keywords, complexity=complexity,
                         unresolved_act_phrases=unresolved, definition_term=term[0] if term else None)

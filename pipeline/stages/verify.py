@@ -84,7 +84,7 @@ def verify(draft: Draft, prompt: AssembledPrompt, labels: Mapping[str, str], cov
         if status == "supported" and any(start <= c.start < end for start, end in posing):
             status = "user_material"
         if c.article_ref not in checks or (status != "supported" and checks[c.article_ref].status == "supported"):
-            checks[c.article_ref] = CitationCheck(article_ref=c.article_ref, status=status)  # type: ignore[arg-type]
+            checks[c.article_ref] = CitationCheck(article_ref=c.article_ref, status=status)
     bad = [c for c in checks.values() if c.status != "supported"]
     notes = [f"{c.status}: {c.article_ref}" for c in bad]
     if not checks and refs:
@@ -93,5 +93,5 @@ def verify(draft: Draft, prompt: AssembledPrompt, labels: Mapping[str, str], cov
     unnamed = unnamed_acts(draft.text, coverage_gap)
     notes += [f"{GAP_NOT_NAMED}: {act_name(a)}" for a in unnamed]
     verdict = "retry_write" if bad or (not checks and refs) or unnamed else "complete"
-    return VerifyResult(verdict=verdict, citations=list(checks.values()),  # type: ignore[arg-type]
+    return VerifyResult(verdict=verdict, citations=list(checks.values()),
                         coverage_gap=coverage_gap, notes=notes)

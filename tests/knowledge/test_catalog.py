@@ -64,8 +64,8 @@ def test_usable_crossrefs_are_kept_and_noise_is_dropped(db: Any, catalog_dir: Pa
 def test_the_loaded_names_resolve(db: Any, catalog_dir: Path) -> None:
     catalog_load(acts_path=catalog_dir / "acts_catalog.jsonl", aliases_path=catalog_dir / "act_aliases.jsonl",
                  crossrefs_path=catalog_dir / "act_name_crossrefs.jsonl")
-    assert doclist_resolve(query="Закон № 2811-IX").best.nreg == "2811-20"  # type: ignore[union-attr]
-    assert doclist_resolve(query="Цивільного кодексу України").best.nreg == "435-15"  # type: ignore[union-attr]
+    assert [c.nreg for c in doclist_resolve(query="Закон № 2811-IX").candidates[:1]] == ["2811-20"]
+    assert [c.nreg for c in doclist_resolve(query="Цивільного кодексу України").candidates[:1]] == ["435-15"]
     assert doclist_resolve(query="Цивільного кодексу УРСР").reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
     assert doclist_resolve(query="кодекс").reason == AMBIGUOUS_ACT_MATCH
 

@@ -37,7 +37,7 @@ class Unreadable(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # RawIOBase takes any buffer; this one only refuses
         raise AssertionError("the body was read")
 
 

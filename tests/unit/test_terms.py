@@ -100,7 +100,7 @@ def test_unquoted_terms_are_recognised_but_not_situations() -> None:
 def test_a_short_follow_up_is_searched_with_the_previous_question() -> None:
     def plan_for(question: str, previous: str | None, **profile: object) -> list[str]:
         p = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple",
-                         **profile)  # type: ignore[arg-type]
+                         **profile)
         return [s.query for s in plan_search(question=question, profile=p, top_k=10,
                                              previous_question=previous).steps]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from legaltext.citations import find_citations
-from pipeline.contracts import AssembledPrompt, Citation, CoverageGap, Draft, LawSourceRef
+from pipeline.contracts import AssembledPrompt, Citation, CoverageGap, Draft, LawSourceRef, SupportLevel
 from pipeline.stages.deliver import REMOVED, deliver
 from pipeline.stages.verify import verify
 
@@ -101,10 +101,10 @@ def test_deliver_never_leaves_a_removed_citation_in_the_text() -> None:
         pytest.param("Звільнення (КЗпП ст. 36).", "strong", GAP, "weak", id="nothing-left-with-gap-weak"),
     ],
 )
-def test_deliver_support_level_reflects_what_survived(text: str, given: str, gap: CoverageGap | None,
+def test_deliver_support_level_reflects_what_survived(text: str, given: SupportLevel, gap: CoverageGap | None,
                                                       expected: str) -> None:
     d = draft(text)
-    answer = deliver(d, verify(d, PROMPT, LABELS, gap), LABELS, given, gap)  # type: ignore[arg-type]
+    answer = deliver(d, verify(d, PROMPT, LABELS, gap), LABELS, given, gap)
     assert answer.support_level == expected
 
 
