@@ -80,7 +80,8 @@ class LocalSearchIndex:
     @staticmethod
     def _matvec(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
         with _blas_controller().limit(limits=BLAS_THREADS, user_api="blas"):
-            return matrix @ q
+            scores: np.ndarray = matrix @ q
+        return scores
 
     def dense_search(self, vector: list[float] | np.ndarray, act_keys: list[str], limit: int) -> Scored:
         if not len(self.dense_rows):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from legaltext.text import lemma, normalize, words
 
@@ -188,11 +189,14 @@ def is_definitional(heading: str | None) -> bool:
     return bool(heading and _DEFINITIONAL_HEADING.search(heading))
 
 
-def rank_definitions(query_key: str, candidates: list[dict], limit: int) -> list[tuple[dict, float]]:
+Payload = dict[str, Any]  # a defined-term point's payload, as the search engine returns it
+
+
+def rank_definitions(query_key: str, candidates: list[Payload], limit: int) -> list[tuple[Payload, float]]:
     """Defined-term points (payloads with ``term_key``) by how well their term matches the asked one; among equal
     matches an article that announces its definitions comes first, then one headed as such, then the order
     given."""
-    best: dict[str, tuple[dict, float, int]] = {}
+    best: dict[str, tuple[Payload, float, int]] = {}
     for i, payload in enumerate(candidates):
         score = match_score(query_key, str(payload.get("term_key", "")))
         if score < DEFINITION_MIN_MATCH:

@@ -42,7 +42,8 @@ class _Analyzer(Protocol):
 def _morph() -> _Analyzer:
     import pymorphy3  # loaded on first use: the dictionaries take a while and many processes never lemmatise
 
-    return pymorphy3.MorphAnalyzer(lang="uk")
+    analyzer: _Analyzer = pymorphy3.MorphAnalyzer(lang="uk")
+    return analyzer
 
 
 @lru_cache(maxsize=200_000)
