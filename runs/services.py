@@ -15,6 +15,7 @@ from engine.dispatch import enqueue_stage
 from engine.shell import limits
 from knowledge.text import normalize
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
+from pipeline.context import LINEAGE_KEYS, sections_from
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import MASKED, apply, read
 from recovery.recover import gap_for_answer
@@ -147,18 +148,6 @@ def run_clarification_answer(*, run: Run, option: str | None = None, answer: str
     return locked
 
 
-# What each stage leaves in the RunContext document. A re-run from a stage drops that stage's sections and every
-# later stage's, so the new run recomputes them instead of trusting stale ones.
-STAGE_SECTIONS: dict[str, tuple[str, ...]] = {
-    "U1": ("intake",), "U2": ("query_profile",), "U3": ("search_plan",), "U4": ("raw_hits", "retrieval_trace"),
-    "U5": ("gate_decision",),
-    "U6": ("doclist_trace", "retrieval_retry_request", "coverage_gap", "clarification", "resume"),
-    "U7": ("evidence_assembly",), "U8": ("legal_reasoning",), "U9": ("assembled_prompt",), "U10": ("draft",),
-    "U11": ("verify_result",), "U12": ("answer",),
-}
-LINEAGE_KEYS = ("superseded_by", "rerun_of")
-
-
 def run_rerun_from(*, run: Run, stage: str) -> Run:
     """A new run (same org, specialist and question, the same flag snapshot) that starts at ``stage`` with the old
     run's artifacts of the earlier stages. The old run keeps everything and is marked superseded."""
@@ -170,8 +159,8 @@ def run_rerun_from(*, run: Run, stage: str) -> Run:
             raise RunStateError(f"run is {old.status}; only a finished run (done, failed or cancelled) can be "
                                 "re-run — cancel it first")
         old_ctx = RunContext.objects.select_for_update().get(run=old)
-        later = STAGES[STAGES.index(stage):]
-        dropped = {name for s in later for name in STAGE_SECTIONS[s]} | set(LINEAGE_KEYS)
+        # The new run recomputes what this stage and every later one own instead of trusting stale copies.
+        dropped = {*sections_from(stage), *LINEAGE_KEYS}
         document = {k: v for k, v in old_ctx.document.items() if k not in dropped and k != MASKED}
         document[MASKED] = [m for m in old_ctx.document.get(MASKED, []) if m in document]
         document["rerun_of"] = {"run": str(old.pk), "from_stage": stage}
