@@ -20,6 +20,7 @@ from engine import ports
 from engine.channel_ports import ChannelPort, RunScope
 from engine.dispatch import enqueue_stage
 from engine.runners import RUNNERS, StageConfig, StageEnv
+from engine.specs import spec
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
@@ -112,22 +113,23 @@ def channel_port(run: Run) -> ChannelPort:
 
 
 def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | None:
-    """Claim (run, stage, attempt). None when there is nothing to do: done already, or the run has ended."""
+    """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
+    delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().select_related("specialist").get(pk=run_id)
         if run.status in (*Run.TERMINAL, Run.Status.AWAITING_CLARIFICATION):
             logger.info("run not runnable; stage skipped", extra={"status": run.status})
             return None
+        now = timezone.now()
         event = StageEvent.objects.filter(run=run, stage=stage, attempt=attempt).first()
-        if event is not None and event.outcome != StageEvent.Outcome.RUNNING:
-            logger.info("stage attempt already finished; redelivery ignored")
+        if event is not None and not _reclaim(run, event, now):
             return None
         if event is None:
             run.steps += 1
             event = StageEvent.objects.create(run=run, stage=stage, attempt=attempt, step=run.steps,
-                                              started_at=timezone.now())
+                                              started_at=now, claimed_at=now)
         if run.status == Run.Status.QUEUED:
-            run.status, run.started_at = Run.Status.RUNNING, timezone.now()
+            run.status, run.started_at = Run.Status.RUNNING, now
         if not run.limits:  # the bounds this run lives under, visible on the run
             run.limits = run_limits(run)
         run.current_stage = stage
@@ -135,22 +137,54 @@ def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | No
         return run, event
 
 
-def _finish_event(event: StageEvent, outcome: str, started: float, decision: Decision | None,
-                  detail: dict[str, object]) -> None:
+def _reclaim(run: Run, event: StageEvent, now: datetime) -> bool:
+    """A second delivery of an attempt already claimed (under the run's row lock). True: this delivery runs it."""
+    if event.outcome != StageEvent.Outcome.RUNNING:
+        logger.info("stage attempt already finished; redelivery ignored")
+        return False
+    stage_spec = spec(event.stage)
+    held_since = event.claimed_at or event.started_at
+    if (now - held_since).total_seconds() < stage_spec.hard_limit_s:
+        # The first delivery may still be computing (a broker that redelivers on a dropped connection, a re-send
+        # racing a slow stage): two copies would compute twice and bill the model twice. The reaper re-sends the
+        # attempt if its holder never finishes.
+        logger.info("stage attempt held by another delivery; this one leaves it", extra={"attempt": event.attempt})
+        return False
+    if event.deliveries > stage_spec.max_redeliveries:
+        reason = (f"{event.stage} attempt {event.attempt} was delivered {event.deliveries} times without finishing "
+                  f"(STAGE_MAX_REDELIVERIES={stage_spec.max_redeliveries})")
+        logger.error("stage delivered too often; the run fails", extra={"deliveries": event.deliveries})
+        _finish_event(event, StageEvent.Outcome.ERROR, None, Decision(FAIL, reason), {"error": reason})
+        _apply_decision(run, Decision(FAIL, reason))
+        return False
+    event.deliveries += 1
+    event.claimed_at = now
+    event.save(update_fields=["deliveries", "claimed_at"])
+    logger.warning("stage attempt redelivered; running it again", extra={"deliveries": event.deliveries})
+    return True
+
+
+def _finish_event(event: StageEvent, outcome: str, started: float | None, decision: Decision | None,
+                  detail: dict[str, object], compute_ms: int | None = None) -> None:
     event.outcome = outcome
     event.finished_at = timezone.now()
-    event.duration_ms = int((time.monotonic() - started) * 1000)
+    if started is not None:  # None: finished by the engine without this process running it
+        event.duration_ms = int((time.monotonic() - started) * 1000)
+    event.compute_ms = compute_ms
     if decision is not None:
         event.next_action, event.decided_by, event.reason = decision.action, decision.decided_by, decision.reason[:300]
     event.detail = detail
-    event.save()
+    event.save(update_fields=["outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by",
+                              "reason", "detail"])
 
 
-def _apply_decision(run: Run, decision: Decision) -> None:
+def _apply_decision(run: Run, decision: Decision, attempts: Counter[str] | None = None) -> None:
+    """Send the next stage (its attempt numbered from ``attempts``, the counts ORCH decided on, when given) or
+    end the run. Inside the transaction that persisted the decision."""
     stage = decision.next_stage
     if stage is not None:
-        attempt = StageEvent.objects.filter(run=run, stage=stage).count() + 1
-        enqueue_stage(str(run.id), stage, attempt)
+        done = attempts[stage] if attempts is not None else StageEvent.objects.filter(run=run, stage=stage).count()
+        enqueue_stage(str(run.id), stage, done + 1)
         return
     run.finished_at = timezone.now()
     if decision.action == DONE:
@@ -212,6 +246,14 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                                              "duration_ms": event.duration_ms})
 
 
+def _injected_delay(stage: str) -> None:
+    delays = settings.ENGINE_FAULT_DELAYS
+    delay = delays.get(stage, delays.get("*", 0.0)) if delays else 0.0
+    if delay > 0:
+        logger.warning("fault injection: stage sleeps", extra={"seconds": delay})
+        time.sleep(delay)
+
+
 def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Exception) -> None:
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
@@ -227,8 +269,11 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
     it was read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended)."""
     run_id = str(run.pk)
     snapshot = RunContext.objects.get(run_id=run_id)
+    computing = time.monotonic()
     try:
+        _injected_delay(stage)
         result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
+        compute_ms = int((time.monotonic() - computing) * 1000)
     except Exception as exc:
         logger.exception("stage failed")
         _fail(run_id, event, stage, started, exc)
@@ -240,20 +285,23 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
                                 steps=run.steps, limits=limits()))
     decision = _canary(decision, document, run, stage, attempt)
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
-        ctx = RunContext.objects.select_for_update().get(run_id=run_id)
+        # One round trip locks both rows (the run against a cancel, the context against another writer) without
+        # loading the document again: only its version is compared.
+        ctx = (RunContext.objects.select_for_update().select_related("run")
+               .only("version", "run__id", "run__status").get(run_id=run_id))
         if ctx.version != snapshot.version:
             raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
-        if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
-            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
+        locked = ctx.run
+        if locked.is_terminal:  # cancelled while computing: keep nothing, decide nothing
+            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {locked.status}"})
             return None
-        document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
-        ctx.document, ctx.version = document, ctx.version + 1
+        ctx.document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
         if stage == "U1":
-            run.flags = dict(result.detail.get("flags", {}))
-            run.save(update_fields=["flags", "updated_at"])
+            locked.flags = dict(result.detail.get("flags", {}))
+            locked.save(update_fields=["flags", "updated_at"])
         detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
-        _finish_event(event, StageEvent.Outcome.OK, started, decision, detail)
-        _apply_decision(run, decision)
+        _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
+        _apply_decision(locked, decision, attempts)
     return decision

@@ -11,8 +11,9 @@ from collections.abc import Iterable
 
 from django.conf import settings
 
+from engine.specs import RETRIEVAL_QUEUE
+
 logger = logging.getLogger(__name__)
-RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: U4 runs there
 
 
 def _warm() -> None:

@@ -136,13 +136,42 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
-CELERY_TASK_TIME_LIMIT = env.int("STAGE_TIME_LIMIT_S", default=180)
+# Stage time limits (engine/specs.py declares them on each stage task; the prefork pool enforces them).
+STAGE_SOFT_TIME_LIMIT_S = env.int("STAGE_SOFT_TIME_LIMIT_S", default=120)
+STAGE_TIME_LIMIT_S = env.int("STAGE_TIME_LIMIT_S", default=180)
+CELERY_TASK_SOFT_TIME_LIMIT = STAGE_SOFT_TIME_LIMIT_S
+CELERY_TASK_TIME_LIMIT = STAGE_TIME_LIMIT_S
+# A delivery of a stage attempt that never finishes (its worker killed, out of memory, past the hard limit) is sent
+# again by the broker or the reaper; after this many extra deliveries the run fails with that reason.
+STAGE_MAX_REDELIVERIES = env.int("STAGE_MAX_REDELIVERIES", default=3)
+# Transient database / broker errors inside a stage task are retried with backoff this many times.
+STAGE_TRANSIENT_RETRY_MAX = env.int("STAGE_TRANSIENT_RETRY_MAX", default=5)
+# The reaper (beat task engine.reap): how often it looks, how long past a stage's hard limit it waits before sending
+# the attempt again, and how long an outbox row may stay unsent after its commit before the reaper sends it.
+REAPER_INTERVAL_S = env.int("REAPER_INTERVAL_S", default=30)
+REAPER_GRACE_S = env.int("REAPER_GRACE_S", default=60)
+OUTBOX_SEND_GRACE_S = env.int("OUTBOX_SEND_GRACE_S", default=10)
+# Fault injection for the fault tests only (tests/e2e/test_faults.py): seconds to sleep inside the named stages
+# ("U4=1.5,U10=2", "*=1" for all), so a process can be killed in the middle of a stage. Empty in production.
+ENGINE_FAULT_DELAYS: dict[str, float] = {
+    k.strip(): float(v) for k, _, v in (p.partition("=") for p in env.str("ENGINE_FAULT_DELAYS", default="").split(","))
+    if k.strip() and v.strip()}
+REAPER_BATCH_MAX = env.int("REAPER_BATCH_MAX", default=200)  # rows / runs one reaper round looks at, per kind
+# Redis redelivers an unacknowledged task after this long: above the longest hard limit (a slow stage is not run
+# twice), low enough that a killed worker's task comes back within minutes (Redis' default is one hour).
+CELERY_TASK_ROUTES = ("engine.routing.route_task",)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("BROKER_VISIBILITY_TIMEOUT_S", default=STAGE_TIME_LIMIT_S + 120)}
+# A worker process is replaced after this many tasks or above this resident memory (KiB): a leak or a huge
+# document cannot take the worker down with it.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("WORKER_MAX_TASKS_PER_CHILD", default=500)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("WORKER_MAX_MEMORY_PER_CHILD_KB", default=3_000_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Runs older than this many days are purged daily by beat (runs/lifecycle.py; 0: kept forever).
 RUN_RETENTION_DAYS = env.int("RUN_RETENTION_DAYS", default=180)
 CELERY_BEAT_SCHEDULE = {
     "purge-runs": {"task": "runs.purge", "schedule": 24 * 60 * 60, "options": {"queue": "stages"}},
+    "engine-reap": {"task": "engine.reap", "schedule": REAPER_INTERVAL_S, "options": {"queue": "stages"}},
 }
 # Workers log through LOGGING below (JSON with run_id and stage), not Celery's own plain-text root handler
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

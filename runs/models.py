@@ -174,6 +174,13 @@ class StageEvent(models.Model):
     decided_by = models.CharField(max_length=16, choices=DecidedBy.choices, blank=True)
     reason = models.CharField(max_length=300, blank=True)
     detail = models.JSONField(default=dict, blank=True)
+    # Deliveries of this attempt that claimed it (1 normally; more when a worker died or the reaper re-sent it), and
+    # when the latest did: a second delivery arriving while the first may still be computing leaves it alone.
+    deliveries = models.PositiveIntegerField(default=1)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    # Time inside the stage's own code (the runner), beside duration_ms (the whole shell): their difference is
+    # the engine's overhead (make bench).
+    compute_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["step", "id"]

@@ -5,22 +5,19 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import Counter
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.dispatch import enqueue_stage
-from engine.shell import limits
+from engine.entry import NotResumable, run_rerun, run_resume, run_start
 from knowledge.text import normalize
-from orch.policy import CLARIFICATION_ANSWERED, STAGES, OrchInput, decide
-from pipeline.context import LINEAGE_KEYS, sections_from
+from orch.policy import STAGES
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
-from pipeline.document import MASKED, apply, read
+from pipeline.document import read
 from recovery.recover import gap_for_answer
 from runs.api_errors import ClientError, ConflictError
-from runs.models import Org, Run, RunContext, Specialist, StageEvent
+from runs.models import Org, Run, RunContext, Specialist
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +65,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
         run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
                                  flag_overrides=dict(flag_overrides or {}), user_ref=user_ref,
                                  conversation_id=conversation_id)
-        RunContext.objects.create(run=run, document={})
-        enqueue_stage(str(run.id), "U1", 1)
+        run_start(run=run)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
     run.refresh_from_db()
     return run
@@ -130,20 +126,11 @@ def run_clarification_answer(*, run: Run, option: str | None = None, answer: str
                 raise RunInputError(f"could not tell which act the answer means; name one of: {offered}")
         answered = asked.model_copy(update={"answer_nreg": chosen.nreg, "answer_text": answer or option,
                                             "answered_at": timezone.now().isoformat()})
-        attempts = Counter(StageEvent.objects.filter(run=locked).values_list("stage", flat=True))
-        decision = decide(OrchInput(finished_stage=CLARIFICATION_ANSWERED, document=ctx.document,
-                                    attempts=attempts, steps=locked.steps, limits=limits()))
         gap = gap_for_answer(chosen, read(ctx.document, "coverage_gap", CoverageGap))
-        ctx.document = apply(ctx.document, write={"clarification": answered, "coverage_gap": gap})
-        ctx.document["resume"] = {"action": decision.action, "reason": decision.reason, "decided_by": "rule"}
-        ctx.version += 1
-        ctx.save(update_fields=["document", "version", "updated_at"])
-        locked.status = Run.Status.RUNNING
-        locked.save(update_fields=["status", "updated_at"])
-        stage = decision.next_stage
-        if stage is None:
-            raise RunStateError(f"ORCH did not resume the run: {decision.reason}")
-        enqueue_stage(str(locked.pk), stage, attempts.get(stage, 0) + 1)
+        try:
+            run_resume(run=locked, ctx=ctx, write={"clarification": answered, "coverage_gap": gap})
+        except NotResumable as exc:
+            raise RunStateError(str(exc)) from exc
     logger.info("clarification answered", extra={"run_id": str(run.pk), "act": chosen.nreg})
     return locked
 
@@ -159,21 +146,7 @@ def run_rerun_from(*, run: Run, stage: str) -> Run:
             raise RunStateError(f"run is {old.status}; only a finished run (done, failed or cancelled) can be "
                                 "re-run — cancel it first")
         old_ctx = RunContext.objects.select_for_update().get(run=old)
-        # The new run recomputes what this stage and every later one own instead of trusting stale copies.
-        dropped = {*sections_from(stage), *LINEAGE_KEYS}
-        document = {k: v for k, v in old_ctx.document.items() if k not in dropped and k != MASKED}
-        document[MASKED] = [m for m in old_ctx.document.get(MASKED, []) if m in document]
-        document["rerun_of"] = {"run": str(old.pk), "from_stage": stage}
-        # The snapshot travels twice: as overrides (a re-run from U1 resolves to the same flags) and as the
-        # snapshot itself (stages after U1 read it directly).
-        new = Run.objects.create(org=old.org, specialist=old.specialist, question=old.question,
-                                 conversation_id=old.conversation_id, user_ref=old.user_ref, flags=dict(old.flags),
-                                 flag_overrides=dict(old.flags))
-        RunContext.objects.create(run=new, document=document)
-        old_ctx.document = {**old_ctx.document, "superseded_by": str(new.pk)}
-        old_ctx.version += 1
-        old_ctx.save(update_fields=["document", "version", "updated_at"])
-        enqueue_stage(str(new.pk), stage, 1)
+        new = run_rerun(old=old, old_ctx=old_ctx, stage=stage)
     logger.info("run re-run", extra={"run_id": str(new.pk), "rerun_of": str(old.pk), "from_stage": stage})
     new.refresh_from_db()
     return new

@@ -18,7 +18,7 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
-from engine.dispatch import ALL_QUEUES
+from engine.specs import ALL_QUEUES
 from runs.auth import api_key_create
 from tests.factories import org_create
 

@@ -1,0 +1,125 @@
+"""The reaper (Celery beat, every REAPER_INTERVAL_S): nothing the engine decided to run is lost.
+
+- An outbox row still unsent OUTBOX_SEND_GRACE_S after its commit (the broker was down, the process died between
+  commit and send) is sent.
+- An active run whose current attempt made no progress for its stage's hard limit plus REAPER_GRACE_S (the message
+  was lost with a flushed broker, the worker was killed, the hard limit killed the stage) has that attempt sent
+  again; after STAGE_MAX_REDELIVERIES re-sends the run fails with a reason that says so.
+- A stage event still ``running`` on a run that has ended (cancelled while its worker died) is closed as skipped.
+
+Every action is idempotent with the shell's claim: a re-sent attempt that finished meanwhile is ignored there."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from engine.dispatch import send_recorded
+from engine.models import OutboxMessage
+from engine.specs import STAGE_SPECS, spec
+from runs.models import Run, StageEvent
+
+logger = logging.getLogger(__name__)
+ACTIVE = (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
+@dataclass(frozen=True)
+class ReapReport:
+    sent: int = 0  # unsent outbox rows handed to the broker
+    resent: int = 0  # stalled attempts sent again
+    failed: int = 0  # runs failed after too many sends
+    closed: int = 0  # running events of ended runs closed
+
+    @property
+    def acted(self) -> bool:
+        return bool(self.sent or self.resent or self.failed or self.closed)
+
+
+def reap(now: datetime | None = None) -> ReapReport:
+    now = now or timezone.now()
+    report = ReapReport(sent=_send_unsent(now), **_resend_stalled(now), closed=_close_orphans())
+    if report.acted:
+        logger.warning("reaper acted", extra={"sent": report.sent, "resent": report.resent,
+                                              "failed": report.failed, "closed": report.closed})
+    return report
+
+
+def _send_unsent(now: datetime) -> int:
+    cutoff = now - timedelta(seconds=settings.OUTBOX_SEND_GRACE_S)
+    rows = (OutboxMessage.objects.filter(sent_at__isnull=True, created_at__lt=cutoff, run__status__in=ACTIVE)
+            .order_by("id")[:settings.REAPER_BATCH_MAX])
+    sent = 0
+    for row in rows:
+        if not send_recorded(str(row.run_id), row.stage, row.attempt):
+            break  # the broker is still down: the next round tries again
+        sent += 1
+    return sent
+
+
+def _deadline(stage: str) -> timedelta:
+    return timedelta(seconds=spec(stage).hard_limit_s + settings.REAPER_GRACE_S)
+
+
+def _resend_stalled(now: datetime) -> dict[str, int]:
+    shortest = min(_deadline(s) for s in STAGE_SPECS)
+    runs = (Run.objects.filter(status__in=ACTIVE, updated_at__lt=now - shortest)
+            .order_by("updated_at").values_list("pk", flat=True)[:settings.REAPER_BATCH_MAX])
+    counts = {"resent": 0, "failed": 0}
+    for run_id in runs:
+        outcome = _reap_run(str(run_id), now)
+        if outcome:
+            counts[outcome] += 1
+    return counts
+
+
+def _reap_run(run_id: str, now: datetime) -> str | None:
+    """Look at one run's current attempt (its latest outbox row) under the run's lock; act if it stalled."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id, status__in=ACTIVE).first()
+        message = OutboxMessage.objects.filter(run_id=run_id).order_by("-id").first()
+        if run is None or message is None or message.sent_at is None:  # unsent rows are _send_unsent's
+            return None
+        event = StageEvent.objects.filter(run=run, stage=message.stage, attempt=message.attempt).first()
+        if event is not None and event.outcome != StageEvent.Outcome.RUNNING:
+            return None
+        last = max(message.sent_at, event.claimed_at or event.started_at) if event else message.sent_at
+        if now - last < _deadline(message.stage):
+            return None
+        if message.sends > spec(message.stage).max_redeliveries:
+            _fail_stalled(run, message, event)
+            return "failed"
+    logger.warning("stage attempt stalled; sending it again", extra={
+        "run_id": run_id, "stage": message.stage, "attempt": message.attempt, "sends": message.sends,
+        "claimed": event is not None})
+    return "resent" if send_recorded(run_id, message.stage, message.attempt) else None
+
+
+def _fail_stalled(run: Run, message: OutboxMessage, event: StageEvent | None) -> None:
+    reason = (f"{message.stage} attempt {message.attempt} was sent {message.sends} times and never finished "
+              f"(STAGE_MAX_REDELIVERIES={spec(message.stage).max_redeliveries})")
+    now = timezone.now()
+    if event is not None:
+        event.outcome, event.finished_at, event.next_action = StageEvent.Outcome.ERROR, now, "FAIL"
+        event.reason, event.detail = reason[:300], {**event.detail, "error": reason, "reaped": True}
+        event.save(update_fields=["outcome", "finished_at", "next_action", "reason", "detail"])
+    run.status, run.error, run.finished_at = Run.Status.FAILED, reason, now
+    run.save(update_fields=["status", "error", "finished_at", "updated_at"])
+    logger.error("run failed by the reaper", extra={"run_id": str(run.pk), "stage": message.stage,
+                                                     "reason": reason})
+
+
+def _close_orphans() -> int:
+    events = (StageEvent.objects.filter(outcome=StageEvent.Outcome.RUNNING, run__status__in=Run.TERMINAL)
+              .select_related("run")[:settings.REAPER_BATCH_MAX])
+    closed = 0
+    for event in events:
+        event.outcome, event.finished_at = StageEvent.Outcome.SKIPPED, timezone.now()
+        event.detail = {**event.detail, "why": f"run {event.run.status}", "reaped": True}
+        event.save(update_fields=["outcome", "finished_at", "detail"])
+        closed += 1
+    return closed
