@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -94,7 +94,7 @@ class RunDocument(BaseModel):
     _corrupt: dict[str, object] = PrivateAttr(default_factory=dict)
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> RunDocument:
+    def parse(cls, raw: Mapping[str, object]) -> RunDocument:
         """The stored document, typed. Never raises for a bad entry: it reads as absent and is kept for ``dump``."""
         data, corrupt = dict(raw), {}
         while True:
