@@ -112,11 +112,15 @@ def channel_port(run: Run) -> ChannelPort:
     return ChannelPort(scope, ports.snippet_store())
 
 
-def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | None:
+def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent, RunContext] | None:
     """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
     delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().select_related("specialist").get(pk=run_id)
+        # One round trip: the run locked (against a cancel or a second claim), its specialist, and the document
+        # the stage computes on (its version is checked again when the stage persists).
+        snapshot = (RunContext.objects.select_for_update(of=("run",)).select_related("run", "run__specialist")
+                    .get(run_id=run_id))
+        run = snapshot.run
         if run.status in (*Run.TERMINAL, Run.Status.AWAITING_CLARIFICATION):
             logger.info("run not runnable; stage skipped", extra={"status": run.status})
             return None
@@ -134,7 +138,7 @@ def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | No
             run.limits = run_limits(run)
         run.current_stage = stage
         run.save(update_fields=["steps", "status", "started_at", "current_stage", "limits", "updated_at"])
-        return run, event
+        return run, event, snapshot
 
 
 def _reclaim(run: Run, event: StageEvent, now: datetime) -> bool:
@@ -220,12 +224,12 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         claimed = _begin(run_id, stage, attempt)
         if claimed is None:
             return
-        run, event = claimed
+        run, event, snapshot = claimed
         started = time.monotonic()
         conflicts = 0
         while True:
             try:
-                decision = _compute_and_persist(run, event, stage, attempt, started, conflicts)
+                decision = _compute_and_persist(run, event, snapshot, started, conflicts)
             except ContextConflict as exc:
                 # Another writer moved the document while this stage computed (a re-run from an earlier stage,
                 # an answered clarification, a second delivery of this very task). Never overwrite it.
@@ -234,6 +238,7 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                     logger.info("a second delivery finished this attempt first; this one persists nothing")
                     return
                 conflicts += 1
+                snapshot = RunContext.objects.get(run_id=run_id)
                 if conflicts > settings.STAGE_CONFLICT_RETRY_MAX:
                     _fail(run_id, event, stage, started, exc)
                     return
@@ -263,12 +268,12 @@ def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Excep
             _apply_decision(run, decision)
 
 
-def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, started: float,
+def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, started: float,
                          conflicts: int) -> Decision | None:
-    """One computation of the stage on the current document, persisted only if the document has not moved since
-    it was read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended)."""
-    run_id = str(run.pk)
-    snapshot = RunContext.objects.get(run_id=run_id)
+    """One computation of the stage on ``snapshot``, persisted only if the document has not moved since it was
+    read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended).
+    compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
+    run_id, stage, attempt = str(run.pk), event.stage, event.attempt
     computing = time.monotonic()
     try:
         _injected_delay(stage)
@@ -283,7 +288,10 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
     attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
     decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
                                 steps=run.steps, limits=limits()))
+    consulting = time.monotonic()
     decision = _canary(decision, document, run, stage, attempt)
+    if decision.decided_by != "rule":
+        compute_ms += int((time.monotonic() - consulting) * 1000)
     with transaction.atomic():
         # One round trip locks both rows (the run against a cancel, the context against another writer) without
         # loading the document again: only its version is compared.
