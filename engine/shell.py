@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -112,7 +112,15 @@ def channel_port(run: Run) -> ChannelPort:
     return ChannelPort(scope, ports.snippet_store())
 
 
-def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent, RunContext] | None:
+@dataclass
+class Claim:
+    run: Run
+    event: StageEvent
+    snapshot: RunContext  # the document as the claim read it
+    attempts: Counter[str]  # how often each stage has run, this attempt included (ORCH decides on it)
+
+
+def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
     """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
     delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
     with transaction.atomic():
@@ -125,20 +133,23 @@ def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent, RunC
             logger.info("run not runnable; stage skipped", extra={"status": run.status})
             return None
         now = timezone.now()
-        event = StageEvent.objects.filter(run=run, stage=stage, attempt=attempt).first()
+        events = list(StageEvent.objects.filter(run=run))  # a run has a few dozen at most (RUN_MAX_STEPS)
+        attempts = Counter(e.stage for e in events)
+        event = next((e for e in events if e.stage == stage and e.attempt == attempt), None)
         if event is not None and not _reclaim(run, event, now):
             return None
         if event is None:
             run.steps += 1
             event = StageEvent.objects.create(run=run, stage=stage, attempt=attempt, step=run.steps,
                                               started_at=now, claimed_at=now)
+            attempts[stage] += 1
         if run.status == Run.Status.QUEUED:
             run.status, run.started_at = Run.Status.RUNNING, now
         if not run.limits:  # the bounds this run lives under, visible on the run
             run.limits = run_limits(run)
         run.current_stage = stage
         run.save(update_fields=["steps", "status", "started_at", "current_stage", "limits", "updated_at"])
-        return run, event, snapshot
+        return Claim(run, event, snapshot, attempts)
 
 
 def _reclaim(run: Run, event: StageEvent, now: datetime) -> bool:
@@ -224,12 +235,12 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         claimed = _begin(run_id, stage, attempt)
         if claimed is None:
             return
-        run, event, snapshot = claimed
+        run, event, snapshot = claimed.run, claimed.event, claimed.snapshot
         started = time.monotonic()
         conflicts = 0
         while True:
             try:
-                decision = _compute_and_persist(run, event, snapshot, started, conflicts)
+                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts)
             except ContextConflict as exc:
                 # Another writer moved the document while this stage computed (a re-run from an earlier stage,
                 # an answered clarification, a second delivery of this very task). Never overwrite it.
@@ -268,8 +279,8 @@ def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Excep
             _apply_decision(run, decision)
 
 
-def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, started: float,
-                         conflicts: int) -> Decision | None:
+def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, attempts: Counter[str],
+                         started: float, conflicts: int) -> Decision | None:
     """One computation of the stage on ``snapshot``, persisted only if the document has not moved since it was
     read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended).
     compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
@@ -285,7 +296,6 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, star
         return None
     # Decide before taking the locks: a model consulted for a hard branch must not hold row locks.
     document = apply(snapshot.document, write=result.write)
-    attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
     decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
                                 steps=run.steps, limits=limits()))
     consulting = time.monotonic()
