@@ -27,9 +27,8 @@ from llm.gateway import LlmGateway
 from llm.types import ProviderError
 from orch import canary
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
-from pipeline.contracts import DOCLIST_UNAVAILABLE, SpecialistProfile
+from pipeline.contracts import DOCLIST_UNAVAILABLE, Resolution, SpecialistProfile
 from pipeline.document import apply
-from recovery.recover import Resolution
 from runs.models import Run, RunContext, StageEvent
 
 logger = logging.getLogger(__name__)
