@@ -24,10 +24,11 @@ from django.utils import timezone
 
 from assemble.tokenizer import count_tokens
 from llm.budget import Budget, CallPlan, CostCapExceeded, OrgSpendCapExceeded, plan_call, usd
+from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, cost_usd, price_for
 from llm.routing import model_for_role
 from llm.types import Completion, Message, Provider, ProviderError
-from runs.models import CostLedgerEntry, Run
+from runs.models import Run
 
 logger = logging.getLogger(__name__)
 

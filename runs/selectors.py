@@ -9,10 +9,12 @@ from typing import Any
 
 from django.db.models import QuerySet, Sum
 
-from lexery.lookups import get_for_org_or_404
+from llm.models import CostLedgerEntry
 from pipeline.contracts import Answer, Clarification, EvidenceAssembly
 from pipeline.document import read
-from runs.models import CostLedgerEntry, Org, Run, StageEvent
+from runs.models import Run, StageEvent
+from tenancy.models import Org
+from tenancy.selectors import get_for_org_or_404
 
 
 def run_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:

@@ -17,7 +17,7 @@ from recovery.recover import (
     ACT_NOT_FOUND_IN_CATALOG,
     AMBIGUOUS_ACT_MATCH,
 )
-from runs.auth import api_key_create
+from tenancy.auth import api_key_create
 from tests.factories import org_create
 from tests.support.corpus import DEMO_DIR
 

@@ -12,10 +12,12 @@ import pytest
 from assemble.tokenizer import count_tokens
 from llm.budget import CostCapExceeded
 from llm.gateway import LlmGateway, get_provider, record_embedding_call
+from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, PRICES
 from llm.routing import UnknownRole
 from llm.types import Message, ProviderError
-from runs.models import CostLedgerEntry, Run, Specialist
+from runs.models import Run
+from tenancy.models import Specialist
 from tests.support.openai_server import FakeOpenAIServer
 
 MESSAGES = [Message("system", "Ти юридичний помічник."), Message("user", "Питання: Скільки днів відпустки?")]

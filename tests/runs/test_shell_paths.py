@@ -16,10 +16,12 @@ from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from flags.selectors import flag_resolve
 from flags.services import flag_override_set, flags_sync_registry
 from llm.gateway import get_provider
+from llm.models import CostLedgerEntry
 from pipeline import contracts as c
 from pipeline.document import dump
-from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent
+from runs.models import Run, RunContext, StageEvent
 from runs.services import run_create
+from tenancy.models import Specialist
 from tests.support.openai_server import FakeOpenAIServer
 
 KZPP = c.ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",

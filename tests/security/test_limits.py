@@ -15,9 +15,10 @@ from rest_framework.test import APIClient
 
 from llm.budget import CostCapExceeded, OrgSpendCapExceeded
 from llm.gateway import LlmGateway
+from llm.models import CostLedgerEntry
 from llm.types import Message
-from runs.auth import api_key_create
-from runs.models import CostLedgerEntry, Run
+from runs.models import Run
+from tenancy.auth import api_key_create
 from tests.llm.test_gateway import server  # noqa: F401  (the fake OpenAI server fixture: priced calls)
 
 # Redis DB 10 is this suite's throttling cache (a shared machine: other suites use other DBs).
