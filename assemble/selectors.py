@@ -10,8 +10,8 @@ from django.conf import settings
 from assemble.config import assemble_config, counter_for_encoding
 from assemble.models import Correction
 from assemble.render import CorrectionText, PromptSourcesMissing, WriterPrompt, writer_prompt_from_context
-from assemble.tokenizer import DEFAULT_ENCODING
 from knowledge.snippets import SnippetStore
+from llm.tokenizer import DEFAULT_ENCODING
 from pipeline.contracts import AssembledPrompt
 from pipeline.document import read
 from runs.models import Run, RunContext

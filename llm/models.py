@@ -12,7 +12,8 @@ from django.db import models
 
 
 class CostLedgerEntry(models.Model):
-    """One row per model call (LLM or embedding). The idempotency key keeps a redelivered task from billing twice."""
+    """One row per model call (LLM or embedding) and delivery. The idempotency key keeps a retry of the same delivery
+    from billing twice; a redelivery that sends the call again is its own row (``delivery`` > 1)."""
 
     # PROTECT: billing records never vanish with their run (a run that spent anything cannot be deleted; the
     # purge keeps it, issue 12). Calls outside a run have no run at all.
@@ -20,6 +21,9 @@ class CostLedgerEntry(models.Model):
     stage = models.CharField(max_length=4, blank=True)
     attempt = models.PositiveIntegerField(default=1)
     call_ordinal = models.PositiveIntegerField(default=1)
+    # Which delivery of the stage task sent the call: 2 and on are redeliveries (the worker died after the call was
+    # sent, the broker delivered the task again and it was sent again). Each is billed: the provider bills it.
+    delivery = models.PositiveIntegerField(default=1)
     kind = models.CharField(max_length=16, default="chat")  # chat | embedding
     role = models.CharField(max_length=32, blank=True)  # writer | triage | orch | verifier | query
     provider = models.CharField(max_length=32)

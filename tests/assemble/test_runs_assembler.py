@@ -15,10 +15,10 @@ from django.urls import reverse
 from assemble.models import Correction
 from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS, legacy_messages
 from assemble.selectors import run_writer_prompt
-from assemble.tokenizer import count_tokens
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from llm.models import CostLedgerEntry
+from llm.tokenizer import count_tokens
 from llm.types import Message
 from pipeline.contracts import AssembledPrompt, Intake
 from pipeline.document import read

@@ -10,9 +10,9 @@ import pytest
 
 from assemble.budgets import MODE_SHARES, SIGNAL_WEIGHTS, AssembleConfig
 from assemble.ports import triage_ask
-from assemble.tokenizer import count_tokens
 from assemble.triage import LAW, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
+from llm.tokenizer import count_tokens
 from llm.types import Completion, Message
 from pipeline.contracts import EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
 
