@@ -25,9 +25,8 @@ from runs.models import Run
 from runs.services import RunStateError, run_cancel
 from tenancy.admin import SpecialistListFilter
 
-# The admin site's login view, wrapped: ``method-assign`` because mypy forbids assigning over a method, and this
-# replacement (same signature) is how Django lets a project change one view of the default site.
-admin.site.login = login.throttled(admin.site.login)  # type: ignore[method-assign]
+# The admin site's login view, wrapped: replacing one view of the default site is how Django lets a project do it.
+admin.site.login = login.throttled(admin.site.login)  # type: ignore[method-assign]  # same signature, throttled
 admin.site.site_header = "Lexery console"
 admin.site.site_title = "Lexery console"
 admin.site.index_title = "Runs, flags and knowledge"

@@ -39,7 +39,7 @@ def layers(profile: SpecialistProfile = PROFILE, blocks: list[SourceBlock] = BLO
                              corrections=[CORRECTION] if corrections is None else corrections, crisis=crisis)
 
 
-def manifest_by_id(result) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+def manifest_by_id(result) -> dict[str, dict]:
     return {m["id"]: m for m in result.layer_manifest}
 
 
@@ -178,7 +178,7 @@ def test_known_segment_counts_are_not_tokenized_again() -> None:
     kb = Layer("kb", sources, head="<kb_context>\n", joiner="\n", tail="\n</kb_context>",
                segment_refs=("a", "b", "c"), segment_tokens=tuple(count_tokens(s) for s in sources))
     assemble_layers([kb], total_tokens=8000, layer_budgets=BIG,
-                    count=lambda t: asked.append(t) or count_tokens(t))  # type: ignore[func-returns-value]
+                    count=lambda t: asked.append(t) or count_tokens(t))  # type: ignore[func-returns-value]  # record, count
     assert not set(sources) & set(asked)
 
 

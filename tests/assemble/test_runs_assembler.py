@@ -39,7 +39,9 @@ def ask(api: Any, capture: Any, specialist: str = "labour") -> Run:
 
 
 def u10(run: Run) -> StageEvent:
-    return StageEvent.objects.filter(run=run, stage="U10").order_by("-attempt").first()  # type: ignore[return-value]
+    event = StageEvent.objects.filter(run=run, stage="U10").order_by("-attempt").first()
+    assert event is not None, "the run never reached U10"
+    return event
 
 
 def assembled(run: Run) -> AssembledPrompt:

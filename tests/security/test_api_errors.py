@@ -86,7 +86,7 @@ def test_a_service_error_is_answered_with_its_status_and_code_and_its_sentence(e
 
 
 def test_every_service_error_has_a_row_in_the_table():
-    def subclasses(kind: type) -> set[type]:
+    def subclasses(kind: type[ServiceError]) -> set[type[ServiceError]]:
         return {kind} | {s for sub in kind.__subclasses__() for s in subclasses(sub)}
 
     assert subclasses(ServiceError) - {ServiceError} == {e for e, _, _ in SERVICE_ERRORS}
