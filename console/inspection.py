@@ -17,11 +17,8 @@ from console.prompt_diff import run_prompt_diff
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from llm.models import CostLedgerEntry
 from orch.policy import STAGES
-from pipeline.contracts import SECTION_TYPES
-from pipeline.document import MASKED
+from pipeline.context import MASKED, SECTION_TYPES
 from runs.models import Run, StageEvent
-
-LINEAGE_KEYS = ("superseded_by", "rerun_of")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from assemble.render import WriterPrompt
 from assemble.selectors import run_writer_prompt
 from knowledge.snippets import SnippetStore
 from llm.types import Message
-from pipeline.contracts import AssembledPrompt
-from pipeline.document import read
+from pipeline.context import RunDocument
 from runs.models import Run, RunContext
 
 
@@ -47,7 +46,6 @@ def run_prompt_diff(*, run: Run, store: SnippetStore | None = None) -> PromptDif
         error = None
     except PromptBudgetExceeded as exc:
         layered, error = None, str(exc)
-    doc = RunContext.objects.get(run_id=run.pk).document
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
-    took = str(prompt.meta.get("assembler", "legacy")) if prompt else "legacy"
+    prompt = RunDocument.parse(RunContext.objects.get(run_id=run.pk).document).visible().assembled_prompt
+    took = prompt.meta.assembler if prompt else "legacy"
     return PromptDiff(legacy, layered, error, took)
