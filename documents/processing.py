@@ -19,12 +19,12 @@ from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
 from legaltext.chunking import split_text
-from runs.api_errors import ClientError
+from lexery.errors import InputError
 
 logger = logging.getLogger(__name__)
 
 
-class DocumentInputError(ClientError):
+class DocumentInputError(InputError):
     """A refused upload; the message is a sentence for the client."""
 
 

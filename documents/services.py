@@ -22,9 +22,9 @@ from documents.models import UserDocument
 from documents.processing import DocumentInputError, chunk_key, delete_keys, document_prefix, limits
 from documents.tasks import enqueue_extract, enqueue_unindex
 from knowledge.snippets import SnippetStore
-from runs.api_errors import QuotaExceeded
-from runs.models import Org
+from lexery.errors import QuotaExceeded
 from runs.services import clean_ref
+from tenancy.models import Org
 
 logger = logging.getLogger(__name__)
 

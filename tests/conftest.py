@@ -11,8 +11,8 @@ from knowledge import index
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.laws import laws_ingest
 from knowledge.models import Act
-from runs.auth import api_key_create
-from runs.models import Org, Specialist
+from tenancy.auth import api_key_create
+from tenancy.models import Org, Specialist
 from tests.factories import SpecialistFactory
 from tests.support.corpus import DEMO_DIR, write_subset
 

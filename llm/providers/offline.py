@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import unescape
 
-from assemble.tokenizer import count_tokens
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import expansions
 from legaltext.text import content_lemmas
+from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
 
@@ -296,8 +296,6 @@ class OfflineProvider:
         prompt_tokens = sum(count_tokens(m.content, model) for m in messages)
         completion_tokens = count_tokens(text, model)
         if completion_tokens > max_tokens:  # respect max_tokens like a real model would: cut, never exceed
-            from assemble.tokenizer import encoding_for_model
-
             enc = encoding_for_model(model)
             text = enc.decode(enc.encode(text, disallowed_special=())[:max_tokens])
             completion_tokens = max_tokens

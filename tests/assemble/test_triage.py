@@ -10,9 +10,9 @@ import pytest
 
 from assemble.budgets import MODE_SHARES, SIGNAL_WEIGHTS, AssembleConfig
 from assemble.ports import triage_ask
-from assemble.tokenizer import count_tokens
 from assemble.triage import LAW, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
+from llm.tokenizer import count_tokens
 from pipeline.contracts import EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
 from pipeline.messages import Completion, Message
 
@@ -111,7 +111,8 @@ def test_with_one_candidate_channel_no_model_is_asked() -> None:
     only_law = EvidenceAssembly(items=[ev("lldbi", 1, 0.9), ev("doc", 2, 0.95)], support_level="strong")
     result = triage_with_model(question="q", profile=LAW_ONLY, plan=NO_DOCS, evidence=only_law,
                                weights=SIGNAL_WEIGHTS, shares=MODE_SHARES,
-                               ask=lambda m: asked.append(m) or reply(""), model="gpt-4o-mini")  # type: ignore[func-returns-value]  # append is None: the lambda records, then replies
+                               ask=lambda m: asked.append(m) or reply(""),  # type: ignore[func-returns-value]  # record, then reply
+                               model="gpt-4o-mini")
     assert asked == [] and result.channels == (LAW,) and result.model == "deterministic"
 
 
@@ -128,7 +129,7 @@ class _StuckGateway:
 
 def test_the_triage_port_gives_up_after_its_timeout() -> None:
     gateway = _StuckGateway()
-    ask = triage_ask(gateway, "gpt-4o-mini", timeout_s=0.05)  # type: ignore[arg-type]  # a stand-in with only complete()
+    ask = triage_ask(gateway, "gpt-4o-mini", timeout_s=0.05)  # type: ignore[arg-type]  # a stub with complete() only
     try:
         with pytest.raises(TimeoutError, match=r"U9_TRIAGE_TIMEOUT_S=0\.05s"):
             ask([Message("user", "q")])

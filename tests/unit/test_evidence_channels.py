@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from assemble.prompt import legacy_messages
-from assemble.tokenizer import count_tokens
 from assemble.u9 import assemble_prompt
 from legaltext.citations import find_citations
 from llm.providers.offline import compose_answer
+from llm.tokenizer import count_tokens
 from memory.matching import match_memory
 from pipeline.contracts import (
     AssembledPrompt,

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from assemble.prompt import SourceBlock, legacy_messages
-from assemble.tokenizer import count_tokens
 from legaltext.citations import find_citations
 from llm.providers.offline import MODEL, OfflineProvider, compose_answer
+from llm.tokenizer import count_tokens
 from pipeline.contracts import CoverageGap, SpecialistProfile
 from pipeline.messages import Message
 
