@@ -21,6 +21,14 @@ from engine.specs import spec
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
+# The embedded mode's executor (engine.shell.execute_stage), wired by engine/apps.py when Django starts: the
+# dispatcher is imported by the shell and must not import it back.
+_eager_executor: Callable[[str, str, int], None] | None = None
+
+
+def set_eager_executor(execute: Callable[[str, str, int], None]) -> None:
+    global _eager_executor  # one process-wide wiring, set once at start-up
+    _eager_executor = execute
 
 
 def send(run_id: str, stage: str, attempt: int) -> None:
@@ -62,9 +70,10 @@ def _eager_run(fn: Callable[[], None]) -> None:
 def enqueue_stage(run_id: str, stage: str, attempt: int) -> None:
     """Call inside the transaction that persisted the decision; the task is sent only if it commits."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        from engine.shell import execute_stage
-
-        transaction.on_commit(lambda: _eager_run(lambda: execute_stage(run_id, stage, attempt)))
+        execute = _eager_executor
+        if execute is None:
+            raise RuntimeError("the engine app is not ready: no in-process executor (engine/apps.py wires it)")
+        transaction.on_commit(lambda: _eager_run(lambda: execute(run_id, stage, attempt)))
         return
     # One INSERT (no savepoint, no read): a row that exists already is the same decision, recorded once.
     OutboxMessage.objects.bulk_create([OutboxMessage(run_id=run_id, stage=stage, attempt=attempt,
