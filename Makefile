@@ -40,6 +40,7 @@ demo: migrate
 
 lint: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: install-dev
 	$(BIN)/mypy .
