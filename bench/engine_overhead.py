@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +66,7 @@ def start_worker(pool: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def wait_for(predicate, timeout: float) -> None:  # type: ignore[no-untyped-def]  # a bench helper over closures
+def wait_for(predicate: Callable[[], bool], timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -86,7 +87,7 @@ def engine_runs(n: int) -> tuple[list[float], list[float]]:
     walls, overheads = [], []
     for _ in range(n):
         run = run_create(org=Org.objects.get(pk=sp.org_id), specialist=sp, question=QUESTION)
-        wait_for(lambda pk=run.pk: Run.objects.filter(pk=pk, status__in=Run.TERMINAL).exists(), 60)
+        wait_for(Run.objects.filter(pk=run.pk, status__in=Run.TERMINAL).exists, 60)
         run.refresh_from_db()
         if run.status != Run.Status.DONE:
             raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")

@@ -26,7 +26,7 @@ def _make(stage_spec: StageSpec) -> Task:
     def stage_task(run_id: str, stage_name: str, attempt: int) -> None:
         execute_stage(run_id, stage_name, attempt)
 
-    return stage_task  # type: ignore[return-value]  # shared_task returns a Proxy typed as the function
+    return stage_task
 
 
 STAGE_TASKS: dict[str, Task] = {stage: _make(s) for stage, s in STAGE_SPECS.items()}

@@ -55,5 +55,5 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
     support = "strong" if exact or defined or agreed(top[0], policy.agree_rank) else "partial"
     reason = "exact_article_found" if exact else ("definition_found" if defined else "evidence_sufficient")
     return GateDecision(expand=False, reason=reason,
-                        support_level=support, top_score=top_score, covered_goals=total_goals,  # type: ignore[arg-type]
+                        support_level=support, top_score=top_score, covered_goals=total_goals,
                         total_goals=total_goals)

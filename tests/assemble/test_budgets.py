@@ -3,6 +3,8 @@ the built-ins, and a setting that cannot work is refused with its name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from assemble.budgets import AssembleConfig, BudgetConfigError, budget_for, layer_budgets
@@ -26,7 +28,7 @@ def test_overrides_merge_over_the_built_in_values() -> None:
     ({"layer_shares": {"soul": 0.1}}, "PROMPT_LAYER_SHARES has layers that take no budget ['soul']"),
     ({"layer_shares": {"role": 2}}, "PROMPT_LAYER_SHARES['role']"),
 ])
-def test_a_setting_that_cannot_work_is_refused_with_its_name(kwargs: dict, setting: str) -> None:  # type: ignore[type-arg]
+def test_a_setting_that_cannot_work_is_refused_with_its_name(kwargs: dict[str, Any], setting: str) -> None:
     with pytest.raises(BudgetConfigError) as caught:
         AssembleConfig.from_overrides(**kwargs)
     assert setting in str(caught.value)
