@@ -1,0 +1,62 @@
+"""Query counts where they matter (issue 14): the stage shell's round trips per stage are the engine's overhead
+(issue 11, make bench), and the run API's reads must not grow with a run's events."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+import redis
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from engine.entry import rerun_document
+from engine.models import OutboxMessage
+from engine.shell import execute_stage
+from runs.models import Run, RunContext, StageEvent
+from runs.services import run_create
+from tenancy.models import Specialist
+from tests.conftest import post_run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+QUESTION = "Скільки календарних днів триває щорічна основна відпустка?"
+BROKER_URL = os.environ.get("E2E_BROKER_URL", "redis://127.0.0.1:6379/14")
+
+
+def test_one_stage_costs_a_fixed_number_of_round_trips(catalog: Any, specialist: Specialist, settings: Any) -> None:
+    """U8 (pure reasoning) on the distributed path: claim 6, persist 6, mark the next stage's outbox row sent 1."""
+    done = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
+    document = rerun_document(RunContext.objects.get(run=done).document, old_run_id=str(done.pk), stage="U8")
+    run = Run.objects.create(org=done.org, specialist=specialist, question=QUESTION, flags=dict(done.flags))
+    RunContext.objects.create(run=run, document=document)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = BROKER_URL
+    from lexery.celery import app
+
+    app.conf.broker_url = BROKER_URL
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            execute_stage(str(run.pk), "U8", 1)
+    finally:
+        redis.Redis.from_url(BROKER_URL).flushdb()
+        app.conf.broker_url = "memory://localhost/"
+
+    assert StageEvent.objects.get(run=run, stage="U8").outcome == StageEvent.Outcome.OK
+    assert OutboxMessage.objects.get(run=run, stage="U9").sent_at is not None
+    assert len(queries.captured_queries) == 13, [q["sql"][:80] for q in queries.captured_queries]
+
+
+@pytest.mark.parametrize("path", ["", "/events"])
+def test_reading_a_run_costs_the_same_whatever_its_length(api: APIClient, catalog: Any, specialist: Specialist,
+                                                          path: str, django_assert_max_num_queries: Any) -> None:
+    short = post_run(api, question=QUESTION, specialist=specialist.slug).json()["id"]
+    long = post_run(api, question=QUESTION, specialist=specialist.slug).json()["id"]
+    u4 = StageEvent.objects.get(run_id=long, stage="U4")
+    StageEvent.objects.bulk_create([StageEvent(run_id=long, stage="U4", attempt=n, step=100 + n,
+                                               started_at=u4.started_at, outcome="ok") for n in range(2, 12)])
+    with CaptureQueriesContext(connection) as first:
+        assert api.get(f"/api/v1/runs/{short}{path}").status_code == 200
+    with django_assert_max_num_queries(len(first.captured_queries)):
+        assert api.get(f"/api/v1/runs/{long}{path}").status_code == 200
