@@ -9,7 +9,7 @@ DEMO_QUESTION ?= Скільки календарних днів триває щ�
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate clean
+.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate static clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,9 +57,16 @@ serve: migrate
 	  $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
 	fi
 
+# The pinned files name packages only: no index URL and no --find-links line from this machine's pip configuration.
 requirements: install-dev
 	for x in base dev prod; do extra=""; [ $$x != base ] && extra="--extra $$x"; \
-	  $(BIN)/pip-compile -q --strip-extras --no-emit-index-url $$extra -o requirements/$$x.txt pyproject.toml; done
+	  $(BIN)/pip-compile -q --strip-extras --no-emit-index-url --no-emit-find-links $$extra \
+	    -o requirements/$$x.txt pyproject.toml; done
+
+# Static files (the admin's CSS and scripts) into STATIC_ROOT ($$LEXERY_VAR_DIR/static), hashed and compressed in
+# production, where WhiteNoise serves them from the web process; run it after every deploy, before the web starts.
+static: install
+	$(BIN)/python manage.py collectstatic --no-input -v 0
 
 clean:
 	rm -rf var $(VENV)
