@@ -9,7 +9,7 @@ DEMO_QUESTION ?= Скільки календарних днів триває щ�
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate static clean
+.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate static messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,13 @@ requirements: install-dev
 # production, where WhiteNoise serves them from the web process; run it after every deploy, before the web starts.
 static: install
 	$(BIN)/python manage.py collectstatic --no-input -v 0
+
+# The console's own strings: English in the code, Ukrainian in locale/uk (compiled .mo committed, so nothing needs
+# gettext tools at run time). Updates the catalogue from the code and compiles it; fill new msgstr in between.
+messages: install
+	$(BIN)/python manage.py makemessages -l uk --no-location --ignore='.venv/*' --ignore='var/*' \
+	  --ignore='tests/*' --ignore='eval/*' --ignore='bench/*'
+	$(BIN)/python manage.py compilemessages -l uk --ignore='.venv/*'
 
 clean:
 	rm -rf var $(VENV)

@@ -121,6 +121,9 @@ AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = [  # the operators' console hol
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LANGUAGE_CODE = "uk"
+# The console's own strings are written in English and translated in locale/uk (Django's own admin strings come
+# translated with Django): operators read one language. `make messages` updates and compiles the catalogue.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

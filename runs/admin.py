@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from runs import admin_login, admin_views
 from runs.auth import api_key_issue, api_key_revoke
@@ -22,9 +24,9 @@ from runs.models import ApiKey, ApiKeyAudit, CostLedgerEntry, Org, Run, RunConte
 from runs.services import RunStateError, run_cancel
 
 admin.site.login = admin_login.throttled(admin.site.login)  # type: ignore[method-assign]
-admin.site.site_header = "Lexery console"
-admin.site.site_title = "Lexery console"
-admin.site.index_title = "Runs, flags and knowledge"
+admin.site.site_header = _("Lexery console")
+admin.site.site_title = _("Lexery console")
+admin.site.index_title = _("Runs, flags and knowledge")
 
 ID_LIKE = re.compile(r"^[0-9a-fA-F-]{6,36}$")
 
@@ -47,14 +49,16 @@ class OrgAdmin(admin.ModelAdmin):
             actions.pop("delete_with_data", None)
         return actions
 
-    @admin.action(description="Delete selected orgs with their users' documents, memory and run content")
+    @admin.action(description=_("Delete selected orgs with their users' documents, memory and run content"))
     def delete_with_data(self, request: HttpRequest, queryset: QuerySet[Org]) -> None:
         actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
         for org in list(queryset):
             done = org_delete(org=org, actor=actor)
-            kept = "" if done.deleted else " (kept for its billing rows; runs purged, keys revoked)"
-            self.message_user(request, f"{org.slug}: {done.documents} document(s), {done.memory_items} memory "
-                                       f"item(s), {done.runs} run(s) cleared{kept}.")
+            kept = "" if done.deleted else gettext(" (kept for its billing rows; runs purged, keys revoked)")
+            self.message_user(request, gettext("%(org)s: %(documents)d document(s), %(memory)d memory item(s), "
+                                               "%(runs)d run(s) cleared%(kept)s.") % {
+                "org": org.slug, "documents": done.documents, "memory": done.memory_items, "runs": done.runs,
+                "kept": kept})
 
 
 @admin.register(Specialist)
@@ -63,10 +67,10 @@ class SpecialistAdmin(admin.ModelAdmin):
     list_filter = ("org",)
     search_fields = ("slug", "name")
 
-    @admin.display(description="flags")
+    @admin.display(description=_("flags"))
     def flags_link(self, obj: Specialist) -> SafeString:
         url = reverse("admin:flags_specialistflags_changelist") + f"?q={obj.slug}"
-        return format_html('<a href="{}">flags</a>', url)
+        return format_html('<a href="{}">{}</a>', url, gettext("flags"))
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -112,13 +116,14 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.expires_at = issued.expires_at
         obj._state.adding = False
         messages.warning(request, format_html(
-            "The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown again.", raw))
+            gettext("The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown "
+                    "again."), raw))
 
-    @admin.action(description="Revoke selected keys", permissions=["change"])
+    @admin.action(description=_("Revoke selected keys"), permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         actor = f"admin:{request.user.get_username()}"  # type: ignore[union-attr]
         done = sum(api_key_revoke(api_key=k, actor=actor) for k in queryset.select_related("org"))
-        self.message_user(request, f"{done} key(s) revoked.")
+        self.message_user(request, gettext("%(n)d key(s) revoked.") % {"n": done})
 
 
 @admin.register(ApiKeyAudit)
@@ -131,7 +136,7 @@ class ApiKeyAuditAdmin(ReadOnlyAdmin):
 # --- run list filters ---------------------------------------------------------------------------------------
 class YesNoFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "yes"), ("no", "no")]
+        return [("yes", gettext("yes")), ("no", gettext("no"))]
 
     def condition(self) -> Q:
         raise NotImplementedError
@@ -147,7 +152,7 @@ class YesNoFilter(admin.SimpleListFilter):
 class HadRetriesFilter(YesNoFilter):
     """A stage ran more than once: a retrieval rerun (U6→U4) or a write retry (U11→U10)."""
 
-    title = "had retries"
+    title = _("had retries")
     parameter_name = "retries"
 
     def condition(self) -> Q:
@@ -155,7 +160,7 @@ class HadRetriesFilter(YesNoFilter):
 
 
 class AwaitedClarificationFilter(YesNoFilter):
-    title = "awaited clarification"
+    title = _("awaited clarification")
     parameter_name = "clarification"
 
     def condition(self) -> Q:
@@ -167,7 +172,7 @@ class AwaitedClarificationFilter(YesNoFilter):
 class CoverageGapFilter(YesNoFilter):
     """The law asked about is not in the index (DocList said so): the answer had to say it honestly."""
 
-    title = "coverage gap"
+    title = _("coverage gap")
     parameter_name = "gap"
 
     def condition(self) -> Q:
@@ -189,7 +194,7 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ("status", "current_stage", "org", ("specialist", SpecialistListFilter), "created_at",
                    HadRetriesFilter, AwaitedClarificationFilter, CoverageGapFilter)
     search_fields = ("question",)
-    search_help_text = "Search by question text or run id (or its first characters)."
+    search_help_text = _("Search by question text or run id (or its first characters).")
     date_hierarchy = "created_at"
     list_select_related = ("org", "specialist__org")
     list_per_page = 50
@@ -214,37 +219,37 @@ class RunAdmin(admin.ModelAdmin):
                     return by_id, False
         return super().get_search_results(request, queryset, search_term)
 
-    @admin.display(description="run", ordering="id")
+    @admin.display(description=_("run"), ordering="id")
     def short_id(self, obj: Run) -> str:
         return str(obj.pk)[:8]
 
-    @admin.display(description="created (UTC)", ordering="created_at")
+    @admin.display(description=_("created (UTC)"), ordering="created_at")
     def created(self, obj: Run) -> str:
         return obj.created_at.strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="stage", ordering="current_stage")
+    @admin.display(description=_("stage"), ordering="current_stage")
     def stage(self, obj: Run) -> str:
         return obj.current_stage
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj: Run) -> SafeString:
         return format_html('<span class="badge {}">{}</span>', obj.status, obj.status.replace("_", " "))
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def question_short(self, obj: Run) -> str:
         return obj.question if len(obj.question) <= 80 else obj.question[:79] + "…"
 
-    @admin.display(description="prompt")
+    @admin.display(description=_("prompt"))
     def prompt_path(self, obj: Run) -> str:
         value = (obj.flags or {}).get("prompt_assembler_enabled")
         return "" if value is None else ("layered" if value else "legacy")
 
-    @admin.display(description="cost $", ordering="cost_usd")
+    @admin.display(description=_("cost $"), ordering="cost_usd")
     def cost(self, obj: Run) -> str:
         value = getattr(obj, "cost_usd", None)
         return "" if value is None else f"{value:.4f}"
 
-    @admin.action(description="Cancel the selected runs (queued, running or waiting)", permissions=["change"])
+    @admin.action(description=_("Cancel the selected runs (queued, running or waiting)"), permissions=["change"])
     def cancel_selected(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
         done, refused = 0, 0
         for run in queryset:
@@ -253,7 +258,8 @@ class RunAdmin(admin.ModelAdmin):
                 done += 1
             except RunStateError:
                 refused += 1
-        self.message_user(request, f"{done} run(s) cancelled; {refused} had already finished.",
+        self.message_user(request, gettext("%(done)d run(s) cancelled; %(refused)d had already finished.")
+                          % {"done": done, "refused": refused},
                           messages.SUCCESS if done else messages.WARNING)
 
     def get_urls(self) -> list[URLPattern]:
@@ -280,7 +286,7 @@ class RunContextAdmin(admin.ModelAdmin):
     readonly_fields = ("run", "version", "updated_at", "document_pretty")
     exclude = ("document",)
 
-    @admin.display(description="document")
+    @admin.display(description=_("document"))
     def document_pretty(self, obj: RunContext) -> SafeString:
         return format_html("<pre style='white-space:pre-wrap'>{}</pre>",
                            json.dumps(obj.document, ensure_ascii=False, indent=2))
