@@ -9,7 +9,11 @@ DEMO_QUESTION ?= Скільки календарних днів триває щ�
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate static messages clean
+# Benchmarks report, they do not assert (timings vary with the machine's load): PostgreSQL + Redis.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery_bench
+BENCH_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: demo test serve bench install install-dev lint typecheck schema requirements migrate static messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,15 +51,27 @@ test: lint typecheck schema
 	DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/pytest
 	DATABASE_URL= $(BIN)/pytest -m "not e2e and not browser"
 
+# Embedded (no CELERY_BROKER_URL): the development server runs every stage in-process. Distributed: the Procfile
+# (gunicorn, a prefork stage worker, the one retrieval worker, beat for the reaper) under honcho; Ctrl-C stops all.
 serve: migrate
-	@echo "web on :$(PORT) + worker ($${CELERY_BROKER_URL:-embedded: tasks run inside the web process})"
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
-	  trap 'kill 0' INT TERM EXIT; \
-	  $(BIN)/celery -A lexery worker --pool=solo -Q stages,retrieval,assemble,llm -l INFO & \
-	  $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
+	  $(MAKE) --no-print-directory $(VENV)/.prod-installed && mkdir -p $${LEXERY_VAR_DIR:-var} && \
+	  echo "web on :$(PORT) (gunicorn) + stage workers + retrieval worker + beat; broker $$CELERY_BROKER_URL" && \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" exec $(BIN)/honcho start -f Procfile -p $(PORT); \
 	else \
-	  $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
+	  echo "web on :$(PORT), embedded: tasks run inside the web process"; \
+	  exec $(BIN)/python manage.py runserver 0.0.0.0:$(PORT) --noreload; \
 	fi
+
+$(VENV)/.prod-installed: requirements/prod.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements/prod.txt
+	touch $@ $(VENV)/.base-installed
+
+bench: install
+	@psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = 'lexery_bench'" | grep -q 1 || \
+	  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE lexery_bench"
+	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_BROKER_URL=$(BENCH_BROKER_URL) DEBUG=false \
+	  $(BIN)/python bench/engine_overhead.py --runs $${BENCH_RUNS:-30}
 
 # The pinned files name packages only: no index URL and no --find-links line from this machine's pip configuration.
 requirements: install-dev

@@ -1,4 +1,4 @@
-"""The Celery app. Stage tasks live in ``engine.tasks``; routing puts each stage kind on its own queue."""
+"""The Celery app. Stage tasks live in ``engine.tasks``; ``engine.routing`` puts each stage on its queue."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_postrun, task_prerun, worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
@@ -15,10 +15,37 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["engine", "documents", "runs"])
 
 
+def _consumed_queues() -> list[str]:
+    return list(app.amqp.queues.consume_from or app.amqp.queues)
+
+
 @worker_ready.connect
-def _warm_retrieval(sender: Any = None, **_: Any) -> None:
-    """Lifecycle, not business logic: a worker that will run U4 builds its search indexes as it starts."""
+def _warm_in_solo_worker(sender: Any = None, **_: Any) -> None:
+    """Lifecycle, not business logic: a worker that will run U4 builds its search indexes as it starts. In a
+    prefork pool the tasks run in child processes, which warm themselves (below); the parent must not open the
+    local search store, or the child could not."""
+    if "prefork" in type(getattr(sender, "pool", None)).__module__:
+        return
     from engine.warmup import warm_retrieval
 
-    consumer = getattr(sender, "task_consumer", None)
-    warm_retrieval(q.name for q in getattr(consumer, "queues", []) or [])
+    warm_retrieval(_consumed_queues())
+
+
+@worker_process_init.connect
+def _warm_in_child(**_: Any) -> None:
+    from engine.warmup import warm_retrieval
+
+    warm_retrieval(_consumed_queues())
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _close_old_connections(task: Any = None, **_: Any) -> None:
+    """What Django does around each request: close a connection that errored or outlived CONN_MAX_AGE, keep the
+    rest (CELERY_DB_REUSE_MAX keeps Celery's fix-up from closing every connection after every task). Not for a
+    task run in-process (the embedded mode), whose connection belongs to its caller."""
+    from django.db import close_old_connections
+
+    if task is None or getattr(task.request, "is_eager", False):
+        return
+    close_old_connections()
