@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -61,7 +61,11 @@ class RunContextFilter(logging.Filter):
                 request_id = getattr(getattr(record, "request", None), "request_id", "-")
             record.request_id = request_id
         if not hasattr(record, "task_id"):
-            record.task_id = _current_task_id()
+            task_id = _current_task_id()
+            if task_id == "-" and isinstance(record.args, Mapping) and record.name.startswith("celery."):
+                # The worker's own lines about a task ("Task engine.stage.U4[…] received") are logged outside it.
+                task_id = str(record.args.get("id") or "-")
+            record.task_id = task_id
         return True
 
 

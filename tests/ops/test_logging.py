@@ -83,3 +83,16 @@ def test_the_text_format_has_milliseconds_and_the_ids() -> None:
     RunContextFilter().filter(record)
     line = TextFormatter().format(record)
     assert re.match(TS_MS + r" INFO engine\.shell req=- task=- run=- stage=- stage done$", line), line
+
+
+def test_the_worker_s_received_line_carries_the_task_id_it_names() -> None:
+    # given the record Celery's consumer logs when a message arrives (celery.worker.strategy, outside the task)
+    from celery.app.trace import LOG_RECEIVED
+
+    record = logging.LogRecord("celery.worker.strategy", logging.INFO, __file__, 1, LOG_RECEIVED,
+                               ({"name": "engine.stage.U4", "id": "4f1c-task"},), None)
+    # when
+    RunContextFilter().filter(record)
+    # then
+    assert record.__dict__["task_id"] == "4f1c-task"
+    assert record.getMessage() == "Task engine.stage.U4[4f1c-task] received"
