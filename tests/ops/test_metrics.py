@@ -107,7 +107,7 @@ def test_queue_depth_per_celery_queue_on_redis(enabled: Any) -> None:
     # given three stage messages waiting on the retrieval queue and one on llm, no worker consuming
     redis.Redis.from_url(BROKER_URL).flushdb()
     enabled.CELERY_BROKER_URL, enabled.CELERY_TASK_ALWAYS_EAGER = BROKER_URL, False
-    sender = Celery(broker=BROKER_URL)
+    sender = Celery(broker=BROKER_URL, set_as_current=False)  # the project's app stays the current one
     try:
         for _ in range(3):
             sender.send_task("engine.stage.U4", args=["run", "U4", 1], queue="retrieval")
