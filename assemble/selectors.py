@@ -1,22 +1,18 @@
-"""Reads for the assembler: the corrections a prompt uses, and a run's writer prompt rebuilt from its refs."""
+"""Reads for the assembler: the corrections a prompt uses, and a run's writer prompt rebuilt from its refs (the
+console's OFF/ON compare, ``console/prompt_diff.py``, renders it both ways)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from django.conf import settings
 
 from assemble.config import assemble_config, counter_for_encoding
-from assemble.layers import PromptBudgetExceeded
 from assemble.models import Correction
 from assemble.render import CorrectionText, PromptSourcesMissing, WriterPrompt, writer_prompt_from_context
-from assemble.tokenizer import DEFAULT_ENCODING
 from knowledge.snippets import SnippetStore
-from llm.types import Message
-from pipeline.contracts import AssembledPrompt
-from pipeline.document import read
+from llm.tokenizer import DEFAULT_ENCODING
+from pipeline.context import RunDocument
 from runs.models import Run, RunContext
 
 
@@ -45,56 +41,20 @@ def correction_get_many(*, ids: Iterable[int]) -> list[CorrectionText]:
 def run_writer_prompt(*, run: Run, layered: bool | None = None, store: SnippetStore | None = None) -> WriterPrompt:
     """A run's writer prompt rebuilt from its RunContext and the snippet store — the path it took, or the other
     one for a shadow compare. Reads only: the run is not touched. Raises PromptSourcesMissing before U9."""
-    doc = RunContext.objects.get(run_id=run.pk).document
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
+    ctx = RunDocument.parse(RunContext.objects.get(run_id=run.pk).document).visible()
+    prompt = ctx.assembled_prompt
     if prompt is None:
         raise PromptSourcesMissing(f"run {run.pk} has no assembled prompt (status {run.status}, stage "
                                    f"{run.current_stage or '-'}): it did not reach U9")
-    took_layered = prompt.meta.get("assembler") == "layered"
+    took_layered = prompt.meta.assembler == "layered"
     use_layered = took_layered if layered is None else layered
     if not use_layered:
         corrections: list[CorrectionText] = []
     elif took_layered:
-        corrections = correction_get_many(ids=prompt.meta.get("correction_ids", []))
+        corrections = correction_get_many(ids=prompt.meta.correction_ids)
     else:  # a preview of switching on: what the specialist's corrections would add today
         corrections = correction_list_active(specialist_id=run.specialist_id, limit=settings.PROMPT_CORRECTIONS_MAX)
     texts, _ = (store or SnippetStore()).get_many([k for s in prompt.snippets for k in s.r2_keys])
-    count = counter_for_encoding(str(prompt.meta.get("tokenizer") or DEFAULT_ENCODING))
-    return writer_prompt_from_context(doc, texts=texts, corrections=corrections, count=count, layered=use_layered,
+    count = counter_for_encoding(prompt.meta.tokenizer or DEFAULT_ENCODING)
+    return writer_prompt_from_context(ctx, texts=texts, corrections=corrections, count=count, layered=use_layered,
                                       config=assemble_config())
-
-
-@dataclass(frozen=True)
-class PromptDiff:
-    legacy: WriterPrompt
-    layered: WriterPrompt | None
-    layered_error: str | None  # e.g. the never-truncate layers do not fit: what switching on would do
-    took: str
-
-    def unified(self) -> str:
-        after = render_messages(self.layered.messages) if self.layered else [f"(layered: {self.layered_error})\n"]
-        return "".join(difflib.unified_diff(render_messages(self.legacy.messages), after,
-                                            fromfile="flag OFF (legacy)", tofile="flag ON (layered)"))
-
-
-def render_messages(messages: list[Message]) -> list[str]:
-    lines: list[str] = []
-    for m in messages:
-        lines.append(f"=== {m.role} ===\n")
-        lines.extend(line + "\n" for line in m.content.split("\n"))
-    return lines
-
-
-def run_prompt_diff(*, run: Run, store: SnippetStore | None = None) -> PromptDiff:
-    """Shadow compare: the run's prompt with the flag OFF and ON, from its stored refs, without changing it."""
-    store = store or SnippetStore()
-    legacy = run_writer_prompt(run=run, layered=False, store=store)
-    try:
-        layered: WriterPrompt | None = run_writer_prompt(run=run, layered=True, store=store)
-        error = None
-    except PromptBudgetExceeded as exc:
-        layered, error = None, str(exc)
-    doc = RunContext.objects.get(run_id=run.pk).document
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
-    took = str(prompt.meta.get("assembler", "legacy")) if prompt else "legacy"
-    return PromptDiff(legacy, layered, error, took)

@@ -15,7 +15,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from assemble.tokenizer import count_tokens, encoding_name_for_model
 from engine import ports
 from engine.channel_ports import ChannelPort, RunScope
 from engine.dispatch import enqueue_stage
@@ -24,6 +23,7 @@ from engine.specs import spec
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
+from llm.tokenizer import count_tokens, encoding_name_for_model
 from llm.types import ProviderError
 from orch import canary
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
@@ -31,6 +31,7 @@ from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
 from recovery.recover import DOCLIST_UNAVAILABLE, Resolution
 from runs.models import Run, RunContext, StageEvent
+from runs.selectors import run_spend_caps
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
         run_id=str(run.id), attempt=attempt, question=run.question, specialist=profile, flags=flags, now=now,
         config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
         count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
-        gateway=lambda: LlmGateway(str(run.id), stage, attempt),
+        gateway=lambda: LlmGateway(str(run.id), stage, attempt, caps=run_spend_caps(run=run)),
         doclist=doclist_port() if stage == "U6" else None,
         channels=(lambda: channel_port(run)) if stage in ("U3", "U7") else None,  # U3: the previous question
     )
@@ -220,7 +221,7 @@ def _canary(decision: Decision, document: dict[str, Any], run: Run, stage: str, 
         return decision
     model = settings.ORCH_PREMIUM_MODEL if level == "complex" else settings.ORCH_CHEAP_MODEL
     try:
-        reply = LlmGateway(str(run.id), stage, attempt).complete(
+        reply = LlmGateway(str(run.id), stage, attempt, caps=run_spend_caps(run=run)).complete(
             role="orch", model=model, messages=canary.orch_messages(decision, document),
             max_tokens=canary.ORCH_MAX_TOKENS)
     except ProviderError:

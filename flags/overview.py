@@ -11,7 +11,7 @@ from django.utils.translation import gettext_noop
 
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import KNOWN_FLAGS
-from runs.models import Org, Specialist
+from tenancy.models import Org, Specialist
 
 # The sources are compared as they are and translated where they are shown (flags/admin.py).
 SPECIALIST_OVERRIDE = gettext_noop("specialist override")

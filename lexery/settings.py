@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "ops",
     "drf_spectacular",
+    "tenancy",
     "runs",
     "flags",
     "knowledge",
@@ -72,6 +73,7 @@ INSTALLED_APPS = [
     "assemble",
     "memory",
     "documents",
+    "console",
 ]
 
 MIDDLEWARE = [
@@ -365,11 +367,11 @@ CACHES = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["tenancy.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "lexery.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["runs.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }

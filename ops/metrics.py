@@ -29,8 +29,9 @@ from prometheus_client.registry import Collector
 
 from engine.models import OutboxMessage
 from engine.specs import ALL_QUEUES
+from llm.models import CostLedgerEntry
 from ops.readiness import broker_url
-from runs.models import CostLedgerEntry, Run, StageEvent
+from runs.models import Run, StageEvent
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,9 @@ from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine.models import OutboxMessage
-from runs.models import CostLedgerEntry, Run, Specialist, StageEvent
+from llm.models import CostLedgerEntry
+from runs.models import Run, StageEvent
+from tenancy.models import Specialist
 from tests.support.loopback import closed_port
 
 BROKER_URL = os.environ.get("E2E_BROKER_URL", "redis://127.0.0.1:6379/14")
