@@ -13,7 +13,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery_bench
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test serve bench install install-dev lint typecheck schema requirements migrate clean
+.PHONY: demo test serve bench install install-dev lint typecheck schema requirements migrate static messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,9 +74,23 @@ bench: install
 	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_BROKER_URL=$(BENCH_BROKER_URL) DEBUG=false \
 	  $(BIN)/python bench/engine_overhead.py --runs $${BENCH_RUNS:-30}
 
+# The pinned files name packages only: no index URL and no --find-links line from this machine's pip configuration.
 requirements: install-dev
 	for x in base dev prod; do extra=""; [ $$x != base ] && extra="--extra $$x"; \
-	  $(BIN)/pip-compile -q --strip-extras --no-emit-index-url $$extra -o requirements/$$x.txt pyproject.toml; done
+	  $(BIN)/pip-compile -q --strip-extras --no-emit-index-url --no-emit-find-links $$extra \
+	    -o requirements/$$x.txt pyproject.toml; done
+
+# Static files (the admin's CSS and scripts) into STATIC_ROOT ($$LEXERY_VAR_DIR/static), hashed and compressed in
+# production, where WhiteNoise serves them from the web process; run it after every deploy, before the web starts.
+static: install
+	$(BIN)/python manage.py collectstatic --no-input -v 0
+
+# The console's own strings: English in the code, Ukrainian in locale/uk (compiled .mo committed, so nothing needs
+# gettext tools at run time). Updates the catalogue from the code and compiles it; fill new msgstr in between.
+messages: install
+	$(BIN)/python manage.py makemessages -l uk --no-location --ignore='.venv/*' --ignore='var/*' \
+	  --ignore='tests/*' --ignore='eval/*' --ignore='bench/*'
+	$(BIN)/python manage.py compilemessages -l uk --ignore='.venv/*'
 
 clean:
 	rm -rf var $(VENV)

@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from assemble.layers import PromptBudgetExceeded
 from assemble.render import PromptSourcesMissing
@@ -27,9 +29,9 @@ from tenancy.admin import SpecialistListFilter
 
 # The admin site's login view, wrapped: replacing one view of the default site is how Django lets a project do it.
 admin.site.login = login.throttled(admin.site.login)  # type: ignore[method-assign]  # same signature, throttled
-admin.site.site_header = "Lexery console"
-admin.site.site_title = "Lexery console"
-admin.site.index_title = "Runs, flags and knowledge"
+admin.site.site_header = _("Lexery console")
+admin.site.site_title = _("Lexery console")
+admin.site.index_title = _("Runs, flags and knowledge")
 
 ID_LIKE = re.compile(r"^[0-9a-fA-F-]{6,36}$")
 
@@ -42,7 +44,7 @@ class RunAdmin(admin.ModelAdmin):
     list_filter = ("status", "current_stage", "org", ("specialist", SpecialistListFilter), "created_at",
                    HadRetriesFilter, AwaitedClarificationFilter, CoverageGapFilter)
     search_fields = ("question",)
-    search_help_text = "Search by question text or run id (or its first characters)."
+    search_help_text = _("Search by question text or run id (or its first characters).")
     date_hierarchy = "created_at"
     list_select_related = ("org", "specialist__org")
     list_per_page = 50
@@ -67,37 +69,37 @@ class RunAdmin(admin.ModelAdmin):
                     return by_id, False
         return super().get_search_results(request, queryset, search_term)
 
-    @admin.display(description="run", ordering="id")
+    @admin.display(description=_("run"), ordering="id")
     def short_id(self, obj: Run) -> str:
         return str(obj.pk)[:8]
 
-    @admin.display(description="created (UTC)", ordering="created_at")
+    @admin.display(description=_("created (UTC)"), ordering="created_at")
     def created(self, obj: Run) -> str:
         return obj.created_at.strftime("%Y-%m-%d %H:%M:%S")
 
-    @admin.display(description="stage", ordering="current_stage")
+    @admin.display(description=_("stage"), ordering="current_stage")
     def stage(self, obj: Run) -> str:
         return obj.current_stage
 
-    @admin.display(description="status", ordering="status")
+    @admin.display(description=_("status"), ordering="status")
     def status_badge(self, obj: Run) -> SafeString:
         return format_html('<span class="badge {}">{}</span>', obj.status, obj.status.replace("_", " "))
 
-    @admin.display(description="question")
+    @admin.display(description=_("question"))
     def question_short(self, obj: Run) -> str:
         return obj.question if len(obj.question) <= 80 else obj.question[:79] + "…"
 
-    @admin.display(description="prompt")
+    @admin.display(description=_("prompt"))
     def prompt_path(self, obj: Run) -> str:
         value = (obj.flags or {}).get("prompt_assembler_enabled")
         return "" if value is None else ("layered" if value else "legacy")
 
-    @admin.display(description="cost $", ordering="cost_usd")
+    @admin.display(description=_("cost $"), ordering="cost_usd")
     def cost(self, obj: Run) -> str:
         value = getattr(obj, "cost_usd", None)
         return "" if value is None else f"{value:.4f}"
 
-    @admin.action(description="Cancel the selected runs (queued, running or waiting)", permissions=["change"])
+    @admin.action(description=_("Cancel the selected runs (queued, running or waiting)"), permissions=["change"])
     def cancel_selected(self, request: HttpRequest, queryset: QuerySet[Run]) -> None:
         done, refused = 0, 0
         for run in queryset:
@@ -106,7 +108,8 @@ class RunAdmin(admin.ModelAdmin):
                 done += 1
             except RunStateError:
                 refused += 1
-        self.message_user(request, f"{done} run(s) cancelled; {refused} had already finished.",
+        self.message_user(request, gettext("%(done)d run(s) cancelled; %(refused)d had already finished.")
+                          % {"done": done, "refused": refused},
                           messages.SUCCESS if done else messages.WARNING)
 
     def get_urls(self) -> list[URLPattern]:
@@ -155,16 +158,17 @@ class RunPromptDiffAdmin(admin.ModelAdmin):
             obj._prompt_diff = cached  # type: ignore[attr-defined]  # a per-request cache on the instance
         return cached
 
-    @admin.display(description="unified diff, flag OFF → ON")
+    @admin.display(description=_("unified diff, flag OFF → ON"))
     def prompt_diff(self, obj: RunPromptDiff) -> str:
         try:
             diff = self._diff(obj)
         except (PromptSourcesMissing, PromptBudgetExceeded) as exc:
             return str(exc)
-        head = f"This run took the {diff.took} path.\n\n"
-        return format_html("<pre style='white-space:pre-wrap'>{}</pre>", head + (diff.unified() or "(no difference)"))
+        head = gettext("This run took the %(path)s path.") % {"path": diff.took} + "\n\n"
+        return format_html("<pre style='white-space:pre-wrap'>{}</pre>",
+                           head + (diff.unified() or gettext("(no difference)")))
 
-    @admin.display(description="layer manifests")
+    @admin.display(description=_("layer manifests"))
     def manifests(self, obj: RunPromptDiff) -> str:
         try:
             diff = self._diff(obj)

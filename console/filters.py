@@ -7,13 +7,15 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from runs.models import Run, StageEvent
 
 
 class YesNoFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "yes"), ("no", "no")]
+        return [("yes", gettext("yes")), ("no", gettext("no"))]
 
     def condition(self) -> Q:
         raise NotImplementedError
@@ -29,7 +31,7 @@ class YesNoFilter(admin.SimpleListFilter):
 class HadRetriesFilter(YesNoFilter):
     """A stage ran more than once: a retrieval rerun (U6→U4) or a write retry (U11→U10)."""
 
-    title = "had retries"
+    title = _("had retries")
     parameter_name = "retries"
 
     def condition(self) -> Q:
@@ -37,7 +39,7 @@ class HadRetriesFilter(YesNoFilter):
 
 
 class AwaitedClarificationFilter(YesNoFilter):
-    title = "awaited clarification"
+    title = _("awaited clarification")
     parameter_name = "clarification"
 
     def condition(self) -> Q:
@@ -49,7 +51,7 @@ class AwaitedClarificationFilter(YesNoFilter):
 class CoverageGapFilter(YesNoFilter):
     """The law asked about is not in the index (DocList said so): the answer had to say it honestly."""
 
-    title = "coverage gap"
+    title = _("coverage gap")
     parameter_name = "gap"
 
     def condition(self) -> Q:

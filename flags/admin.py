@@ -16,7 +16,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext, gettext_lazy
 
 from flags.models import CHANGE_PERMISSION, FeatureFlag, FlagAudit, FlagOverride, OrgFlags, SpecialistFlags
 from flags.overview import Effective, flag_keys, org_flag_table, specialist_flag_table
@@ -44,7 +45,7 @@ def can_view_flags(request: HttpRequest) -> bool:
 
 def state_badge(value: bool | None) -> SafeString:
     if value is None:
-        return mark_safe('<span class="flag-state inherit">inherit</span>')  # a constant, nothing to escape
+        return format_html('<span class="flag-state inherit">{}</span>', gettext("inherit"))
     return format_html('<span class="flag-state {}">{}</span>', "on" if value else "off", "ON" if value else "OFF")
 
 
@@ -113,17 +114,19 @@ class FlagScreen(ReadOnlyAdmin):
 
         def cell(obj: Any) -> SafeString:
             eff = self._effective(request, obj, key)
-            html = format_html('{} <span class="flag-source">{}</span>', state_badge(eff.value), eff.source)
+            html = format_html('{} <span class="flag-source">{}</span>', state_badge(eff.value),
+                               gettext(eff.source))
             if not can_change:
                 return html
             url = reverse(toggle, args=[obj.pk])
             flip = "off" if eff.value else "on"
             buttons = [format_html('<button type="submit" class="flag-btn flag-btn-{}" formaction="{}" name="set" '
-                                   'value="{}:{}" data-flag="{}">Turn {}</button>',
-                                   flip, url, key, flip, key, flip.upper())]
+                                   'value="{}:{}" data-flag="{}">{}</button>',
+                                   flip, url, key, flip, key,
+                                   gettext("Turn ON") if flip == "on" else gettext("Turn OFF"))]
             if eff.own_override is not None:
                 buttons.append(format_html('<button type="submit" class="flag-btn flag-btn-inherit" formaction="{}" '
-                                           'name="set" value="{}:inherit">Inherit</button>', url, key))
+                                           'name="set" value="{}:inherit">{}</button>', url, key, gettext("Inherit")))
             return format_html("{} {}", html, format_html_join("", "{}", ((b,) for b in buttons)))
 
         cell.short_description = key  # type: ignore[attr-defined]  # Django reads the column title from it
@@ -134,10 +137,10 @@ class FlagScreen(ReadOnlyAdmin):
 
     base_columns: tuple[str, ...] = ()
 
-    @admin.display(description="audit")
+    @admin.display(description=gettext_lazy("audit"))
     def audit_link(self, obj: Any) -> SafeString:
         url = reverse("admin:flags_flagaudit_changelist") + f"?{self.scope}__id__exact={obj.pk}"
-        return format_html('<a href="{}">history</a>', url)
+        return format_html('<a href="{}">{}</a>', url, gettext("history"))
 
     # --- writes ------------------------------------------------------------------------------------------
     def get_urls(self) -> list[URLPattern]:
@@ -163,10 +166,12 @@ class FlagScreen(ReadOnlyAdmin):
         obj = get_object_or_404(self.model, pk=object_id)
         entry = self.set_override(obj, flag, VALUES[value], request)
         if entry is None:
-            self.message_user(request, f"{key} for {obj} was already {value}; nothing changed.", messages.INFO)
+            self.message_user(request, gettext("%(key)s for %(who)s was already %(value)s; nothing changed.")
+                              % {"key": key, "who": obj, "value": value}, messages.INFO)
         else:
-            self.message_user(request, f"{key} for {entry.scope_label}: {_word(entry.before)} → "
-                                       f"{_word(entry.after)} (audited).", messages.SUCCESS)
+            self.message_user(request, gettext("%(key)s for %(who)s: %(before)s → %(after)s (audited).") % {
+                "key": key, "who": entry.scope_label, "before": _word(entry.before), "after": _word(entry.after)},
+                messages.SUCCESS)
         back = request.META.get("HTTP_REFERER", "")
         if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             back = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist")
@@ -177,9 +182,11 @@ class FlagScreen(ReadOnlyAdmin):
             return {}
         actions: dict[str, Any] = {}
         for key in flag_keys():
-            for value, label in (("on", "override ON"), ("off", "override OFF"), ("inherit", "clear override")):
+            for value, label in (("on", gettext("override ON")), ("off", gettext("override OFF")),
+                                 ("inherit", gettext("clear override"))):
                 name = f"set_{key}_{value}"
-                actions[name] = (self._bulk(key, value), name, f"{key}: {label} for the selected {self.scope}s")
+                actions[name] = (self._bulk(key, value), name, gettext("%(key)s: %(label)s for the selected rows")
+                                 % {"key": key, "label": label})
         return actions
 
     def _bulk(self, key: str, value: str) -> Callable[[Any, HttpRequest, QuerySet[Any]], None]:
@@ -187,8 +194,10 @@ class FlagScreen(ReadOnlyAdmin):
             flags_sync_registry()
             flag = FeatureFlag.objects.get(key=key)
             changed = self.bulk_set(flag, list(queryset), VALUES[value], request)
-            self.message_user(request, f"{key} set to {value} for {changed} {self.scope}(s); "
-                                       f"{queryset.count() - changed} already were (audited).", messages.SUCCESS)
+            self.message_user(request, gettext("%(key)s set to %(value)s for %(changed)d row(s); %(same)d already "
+                                               "were (audited).") % {"key": key, "value": value, "changed": changed,
+                                                                     "same": queryset.count() - changed},
+                              messages.SUCCESS)
 
         return action
 
@@ -208,7 +217,7 @@ class SpecialistFlagsAdmin(FlagScreen):
     search_fields = ("slug", "name", "org__slug")
     list_select_related = ("org",)
 
-    @admin.display(description="specialist", ordering="slug")
+    @admin.display(description=gettext_lazy("specialist"), ordering="slug")
     def specialist(self, obj: Specialist) -> str:
         return str(obj)
 
@@ -279,51 +288,53 @@ class FeatureFlagAdmin(admin.ModelAdmin):
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         return super().get_actions(request) if can_change_flags(request) else {}
 
-    @admin.display(description="global default")
+    @admin.display(description=gettext_lazy("global default"))
     def default_badge(self, obj: FeatureFlag) -> SafeString:
         return state_badge(obj.default_enabled)
 
-    @admin.display(description="overrides")
+    @admin.display(description=gettext_lazy("overrides"))
     def overrides(self, obj: FeatureFlag) -> str:
         parts = [f"{getattr(obj, k)} {k.replace('_', ' ')}"
                  for k in ("org_on", "org_off", "specialist_on", "specialist_off") if getattr(obj, k, 0)]
-        return ", ".join(parts) or "none"
+        return ", ".join(parts) or gettext("none")
 
-    @admin.display(description="overrides (org and specialist)")
+    @admin.display(description=gettext_lazy("overrides (org and specialist)"))
     def overrides_table(self, obj: FeatureFlag) -> SafeString:
         rows = FlagOverride.objects.filter(flag=obj).select_related("org", "specialist__org")
         body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", (
             ("org" if r.org_id else "specialist", r.org.slug if r.org else str(r.specialist), state_badge(r.enabled))
             for r in rows))
-        links = format_html('<p><a href="{}">per specialist</a> · <a href="{}">per org</a></p>',
-                            reverse("admin:flags_specialistflags_changelist"),
-                            reverse("admin:flags_orgflags_changelist"))
+        links = format_html('<p><a href="{}">{}</a> · <a href="{}">{}</a></p>',
+                            reverse("admin:flags_specialistflags_changelist"), gettext("per specialist"),
+                            reverse("admin:flags_orgflags_changelist"), gettext("per org"))
         if not body:
-            return format_html("<p>No overrides: everyone gets the global default.</p>{}", links)
-        return format_html('<table><tr><th>scope</th><th>who</th><th>value</th></tr>{}</table>{}', body, links)
+            return format_html("<p>{}</p>{}", gettext("No overrides: everyone gets the global default."), links)
+        return format_html('<table><tr><th>{}</th><th>{}</th><th>{}</th></tr>{}</table>{}', gettext("scope"),
+                           gettext("who"), gettext("value"), body, links)
 
-    @admin.display(description="recent changes")
+    @admin.display(description=gettext_lazy("recent changes"))
     def recent_changes(self, obj: FeatureFlag) -> SafeString:
         rows = FlagAudit.objects.filter(flag_key=obj.key)[:20]
         body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} → {}</td><td>{}</td></tr>", (
             (a.created_at.strftime("%Y-%m-%d %H:%M:%S"), a.actor_username, a.scope_label, _word(a.before),
              _word(a.after), a.reason) for a in rows))
         if not body:
-            return mark_safe("<p>No changes recorded.</p>")  # a constant
-        return format_html("<table><tr><th>when</th><th>who</th><th>scope</th><th>change</th><th>reason</th></tr>"
-                           "{}</table>", body)
+            return format_html("<p>{}</p>", gettext("No changes recorded."))
+        return format_html("<table><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>{}</table>",
+                           gettext("when"), gettext("who"), gettext("scope"), gettext("change"), gettext("reason"),
+                           body)
 
     def _set_default(self, request: HttpRequest, queryset: QuerySet[FeatureFlag], enabled: bool) -> None:
         changed = sum(flag_default_set(flag=flag, enabled=enabled, actor=request.user,
                                        reason=_reason(request)) is not None for flag in queryset)
-        self.message_user(request, f"global default set {'ON' if enabled else 'OFF'} for {changed} flag(s) "
-                                   "(audited).", messages.SUCCESS)
+        self.message_user(request, gettext("global default set %(value)s for %(n)d flag(s) (audited).")
+                          % {"value": "ON" if enabled else "OFF", "n": changed}, messages.SUCCESS)
 
-    @admin.action(description="Set the global default ON for the selected flags")
+    @admin.action(description=gettext_lazy("Set the global default ON for the selected flags"))
     def default_on(self, request: HttpRequest, queryset: QuerySet[FeatureFlag]) -> None:
         self._set_default(request, queryset, True)
 
-    @admin.action(description="Set the global default OFF for the selected flags")
+    @admin.action(description=gettext_lazy("Set the global default OFF for the selected flags"))
     def default_off(self, request: HttpRequest, queryset: QuerySet[FeatureFlag]) -> None:
         self._set_default(request, queryset, False)
 
@@ -346,23 +357,23 @@ class FlagAuditAdmin(ReadOnlyAdmin):
     search_fields = ("flag_key", "scope_label", "actor_username", "reason")
     date_hierarchy = "created_at"
 
-    @admin.display(description="when", ordering="created_at")
+    @admin.display(description=gettext_lazy("when"), ordering="created_at")
     def when(self, obj: FlagAudit) -> str:
         return obj.created_at.strftime("%Y-%m-%d %H:%M:%S UTC")
 
-    @admin.display(description="who", ordering="actor_username")
+    @admin.display(description=gettext_lazy("who"), ordering="actor_username")
     def who(self, obj: FlagAudit) -> str:
         return obj.actor_username
 
-    @admin.display(description="flag", ordering="flag_key")
+    @admin.display(description=gettext_lazy("flag"), ordering="flag_key")
     def flag_name(self, obj: FlagAudit) -> str:
         return obj.flag_key
 
-    @admin.display(description="scope", ordering="scope_label")
+    @admin.display(description=gettext_lazy("scope"), ordering="scope_label")
     def where(self, obj: FlagAudit) -> str:
         return obj.scope_label
 
-    @admin.display(description="before → after")
+    @admin.display(description=gettext_lazy("before → after"))
     def change(self, obj: FlagAudit) -> SafeString:
         return format_html("{} → {}", state_badge(obj.before), state_badge(obj.after))
 

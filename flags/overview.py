@@ -7,14 +7,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_noop
+
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import KNOWN_FLAGS
 from tenancy.models import Org, Specialist
 
-SPECIALIST_OVERRIDE = "specialist override"
-ORG_OVERRIDE = "org override"
-GLOBAL_DEFAULT = "global default"
-CODE_DEFAULT = "code default"  # the registry's default: the flag has no row yet
+# The sources are compared as they are and translated where they are shown (flags/admin.py).
+SPECIALIST_OVERRIDE = gettext_noop("specialist override")
+ORG_OVERRIDE = gettext_noop("org override")
+GLOBAL_DEFAULT = gettext_noop("global default")
+CODE_DEFAULT = gettext_noop("code default")  # the registry's default: the flag has no row yet
 
 
 @dataclass(frozen=True)

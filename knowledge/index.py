@@ -53,6 +53,11 @@ def close_client() -> None:
     invalidate_all()
 
 
+def held_client() -> QdrantClient | None:
+    """The client this process has open, if any; never opens one (readiness must not take the local path)."""
+    return _client
+
+
 def point_id(chunk_key: str) -> str:
     """Deterministic ids make re-ingestion an overwrite, never a duplicate."""
     return str(uuid.uuid5(_POINT_NS, chunk_key))

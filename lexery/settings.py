@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "ops",
     "drf_spectacular",
     "tenancy",
     "runs",
@@ -76,7 +77,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ops.middleware.RequestIdMiddleware",  # first: every log line of the request carries its id
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (the admin's CSS) with DEBUG off, no web server
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -123,11 +126,19 @@ AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = [  # the operators' console hol
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LANGUAGE_CODE = "uk"
+# The console's own strings are written in English and translated in locale/uk (Django's own admin strings come
+# translated with Django): operators read one language. `make messages` updates and compiles the catalogue.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+# ``make static`` (collectstatic) fills it; WhiteNoise serves it from the web process (README "Static files").
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns at start-up about a missing one
+# Production serves what collectstatic wrote; embedded mode (runserver, DEBUG on or off) the app directories as
+# they are, so it needs no collectstatic.
+WHITENOISE_USE_FINDERS = not PRODUCTION
 
 # --- Celery: in-process (eager) unless a broker is configured ---------------------------------------------
 _BROKER = env.str("CELERY_BROKER_URL", default="")
@@ -237,7 +248,10 @@ def s3_client_config(*, connect_timeout_s: float, read_timeout_s: float, max_att
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
                 "OPTIONS": {"location": str(VAR_DIR / "media")}},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Production serves hashed, compressed copies made by collectstatic (far-future cache headers); embedded mode
+    # serves the app directories as they are (runserver with DEBUG, or WhiteNoise's finders with DEBUG off).
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage" if PRODUCTION
+                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
     "snippets": (
         {"BACKEND": "django.core.files.storage.FileSystemStorage",
          "OPTIONS": {"location": str(VAR_DIR / "snippets")}}
@@ -375,7 +389,7 @@ LOGGING = {
     "filters": {"run_context": {"()": "lexery.logging.RunContextFilter"}},
     "formatters": {
         "json": {"()": "lexery.logging.JsonFormatter"},
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s run=%(run_id)s stage=%(stage)s %(message)s"},
+        "text": {"()": "lexery.logging.TextFormatter"},
     },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["run_context"]},
@@ -387,3 +401,30 @@ LOGGING = {
         "celery.app.trace": {"level": "WARNING"},  # our shell logs each stage with run_id and stage already
     },
 }
+
+# --- operations: health, readiness, metrics, task events, error reporting (ops/, README "Operations") ----------
+# /readyz asks each dependency under its own bound, all at once: a probe never waits longer than the largest.
+READYZ_DB_TIMEOUT_S = env.float("READYZ_DB_TIMEOUT_S", default=2.0)
+READYZ_BROKER_TIMEOUT_S = env.float("READYZ_BROKER_TIMEOUT_S", default=2.0)
+READYZ_SEARCH_TIMEOUT_S = env.float("READYZ_SEARCH_TIMEOUT_S", default=2.0)
+READYZ_STORAGE_TIMEOUT_S = env.float("READYZ_STORAGE_TIMEOUT_S", default=3.0)
+# /metrics (Prometheus text format) exists only when enabled; with a token it wants "Authorization: Bearer <token>".
+METRICS_ENABLED = env.bool("METRICS_ENABLED", default=False)
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_DB_TIMEOUT_S = env.float("METRICS_DB_TIMEOUT_S", default=5.0)  # the scrape's queries (PostgreSQL)
+METRICS_BROKER_TIMEOUT_S = env.float("METRICS_BROKER_TIMEOUT_S", default=2.0)  # queue depths on Redis
+# Probes and scrapers reach the process directly over http (no proxy in between): no https redirect for them.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+# Workers emit task events (received, started, succeeded, failed, retried) and the sender a "sent" event: what Flower
+# and `celery events` show. With Redis they are fan-out messages that nobody stores when nobody listens.
+CELERY_WORKER_SEND_TASK_EVENTS = env.bool("CELERY_TASK_EVENTS", default=True)
+CELERY_TASK_SEND_SENT_EVENT = CELERY_WORKER_SEND_TASK_EVENTS
+# Error reporting (sentry-sdk, in requirements/prod.txt): off unless a DSN is given. No personal data is sent.
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default=LEXERY_MODE)
+SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
+if SENTRY_DSN:
+    from lexery.error_reporting import init_error_reporting
+
+    init_error_reporting(dsn=SENTRY_DSN, environment=SENTRY_ENVIRONMENT,
+                         traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE)

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from documents.apis import DocumentDetailApi, DocumentListCreateApi
@@ -9,6 +9,7 @@ from runs.apis import RunCancelApi, RunClarificationApi, RunCreateApi, RunDetail
 from runs.cost_apis import CostReportApi
 
 urlpatterns = [
+    path("", include("ops.urls")),  # /healthz, /readyz, /metrics
     path("admin/", admin.site.urls),
     path("api/v1/runs", RunCreateApi.as_view(), name="run-create"),
     path("api/v1/runs/<str:run_id>", RunDetailApi.as_view(), name="run-detail"),

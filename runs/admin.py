@@ -12,6 +12,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from lexery.admin_records import ReadOnlyAdmin
 from runs.lifecycle import org_delete
@@ -33,14 +35,16 @@ class OrgDataAdmin(OrgAdmin):
             actions.pop("delete_with_data", None)
         return actions
 
-    @admin.action(description="Delete selected orgs with their users' documents, memory and run content")
+    @admin.action(description=_("Delete selected orgs with their users' documents, memory and run content"))
     def delete_with_data(self, request: HttpRequest, queryset: QuerySet[Org]) -> None:
         actor = actor_of(request)
         for org in list(queryset):
             done = org_delete(org=org, actor=actor)
-            kept = "" if done.deleted else " (kept for its billing rows; runs purged, keys revoked)"
-            self.message_user(request, f"{org.slug}: {done.documents} document(s), {done.memory_items} memory "
-                                       f"item(s), {done.runs} run(s) cleared{kept}.")
+            kept = "" if done.deleted else gettext(" (kept for its billing rows; runs purged, keys revoked)")
+            self.message_user(request, gettext("%(org)s: %(documents)d document(s), %(memory)d memory item(s), "
+                                               "%(runs)d run(s) cleared%(kept)s.") % {
+                "org": org.slug, "documents": done.documents, "memory": done.memory_items, "runs": done.runs,
+                "kept": kept})
 
 
 @admin.register(RunContext)
@@ -49,7 +53,7 @@ class RunContextAdmin(admin.ModelAdmin):
     readonly_fields = ("run", "version", "updated_at", "document_pretty")
     exclude = ("document",)
 
-    @admin.display(description="document")
+    @admin.display(description=_("document"))
     def document_pretty(self, obj: RunContext) -> SafeString:
         return format_html("<pre style='white-space:pre-wrap'>{}</pre>",
                            json.dumps(obj.document, ensure_ascii=False, indent=2))

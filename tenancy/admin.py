@@ -13,6 +13,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from lexery.admin_records import ReadOnlyAdmin
 from tenancy.auth import api_key_issue, api_key_revoke
@@ -40,10 +42,10 @@ class SpecialistAdmin(admin.ModelAdmin):
     list_filter = ("org",)
     search_fields = ("slug", "name")
 
-    @admin.display(description="flags")
+    @admin.display(description=_("flags"))
     def flags_link(self, obj: Specialist) -> SafeString:
         url = reverse("admin:flags_specialistflags_changelist") + f"?q={obj.slug}"
-        return format_html('<a href="{}">flags</a>', url)
+        return format_html('<a href="{}">{}</a>', url, gettext("flags"))
 
 
 class SpecialistListFilter(admin.RelatedFieldListFilter):
@@ -82,13 +84,14 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.expires_at = issued.expires_at
         obj._state.adding = False
         messages.warning(request, format_html(
-            "The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown again.", raw))
+            gettext("The new API key is <code>{}</code> — copy it now: it is stored hashed and will not be shown "
+                    "again."), raw))
 
-    @admin.action(description="Revoke selected keys", permissions=["change"])
+    @admin.action(description=_("Revoke selected keys"), permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         actor = actor_of(request)
         done = sum(api_key_revoke(api_key=k, actor=actor) for k in queryset.select_related("org"))
-        self.message_user(request, f"{done} key(s) revoked.")
+        self.message_user(request, gettext("%(n)d key(s) revoked.") % {"n": done})
 
 
 @admin.register(ApiKeyAudit)

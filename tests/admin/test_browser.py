@@ -97,14 +97,14 @@ def test_an_operator_switches_the_assembler_on_and_inspects_a_run(page, live_ser
     page.wait_for_selector(".messagelist .success")
     row = page.locator("#result_list tbody tr", has_text=specialist.name).first
     assert "ON" in row.locator(".flag-state").first.inner_text()
-    assert "specialist override" in row.inner_text()
+    assert "перевизначення спеціаліста" in row.inner_text()
     shot(page, "02-flag-switched-on")
 
     # the audit entry: who, scope, before → after
     page.goto(f"{base}/admin/flags/flagaudit/")
     entry = page.locator("#result_list tbody tr").first.inner_text()
     assert "root" in entry and f"specialist {specialist.org.slug}/{specialist.slug}" in entry
-    assert re.search(r"inherit\s*→\s*ON", entry), entry
+    assert re.search(r"успадковано\s*→\s*ON", entry), entry
     shot(page, "03-audit")
 
     # a question for that specialist, through the real pipeline; then its run page
@@ -148,7 +148,7 @@ def test_staff_without_the_flag_permission_can_look_but_not_change(page, live_se
     page.goto(f"{base}/admin/flags/specialistflags/")
     assert page.locator("#result_list", has_text=specialist.slug).is_visible()
     assert page.locator("button.flag-btn").count() == 0
-    assert page.locator("text=You can look but not change").is_visible()
+    assert page.locator("text=Ви можете переглядати, але не змінювати").is_visible()
     shot(page, "08-viewer-flags")
     page.goto(f"{base}/admin/flags/flagaudit/")
     assert page.locator("#content h1").is_visible()

@@ -31,7 +31,7 @@ def toggle(client: Client, specialist, value: str, reason: str = ""):
 def test_the_specialist_screen_shows_the_effective_value_and_where_it_comes_from(superuser, specialist, flags_row):
     page = login(superuser).get(reverse(SCREEN)).content.decode()
 
-    assert specialist.slug in page and "global default" in page
+    assert specialist.slug in page and "глобальне типове значення" in page  # the console speaks Ukrainian
     assert f'value="{PROMPT_ASSEMBLER_ENABLED}:on"' in page  # the one-click button
 
 
@@ -47,7 +47,7 @@ def test_one_click_turns_the_flag_on_for_that_specialist_only_and_audits_it(supe
     entry = FlagAudit.objects.get()
     assert (entry.actor_username, entry.before, entry.after, entry.reason) == ("root", None, True, "pilot for labour")
     page = client.get(reverse(SCREEN)).content.decode()
-    assert "specialist override" in page
+    assert "перевизначення спеціаліста" in page
     audit = client.get(reverse("admin:flags_flagaudit_changelist")).content.decode()
     assert "pilot for labour" in audit and f"specialist {specialist.org.slug}/{specialist.slug}" in audit
 
@@ -75,7 +75,8 @@ def test_staff_without_the_permission_can_look_but_not_change(viewer, specialist
                                          "_selected_action": [specialist.pk], "index": 0})
 
     assert page.status_code == 200 and specialist.slug in page.content.decode()
-    assert "Turn ON" not in page.content.decode() and "can look but not change" in page.content.decode()
+    html = page.content.decode()
+    assert "Увімкнути</button>" not in html and "переглядати, але не змінювати" in html
     assert refused.status_code == 403
     assert bulk.status_code in (200, 302)  # no such action for this user: the admin ignores it
     assert FlagOverride.objects.count() == 0 and FlagAudit.objects.count() == 0
@@ -117,7 +118,7 @@ def test_the_org_screen_toggles_the_org_level(superuser, specialist, flags_row):
     assert flag_resolve(key=PROMPT_ASSEMBLER_ENABLED, specialist=specialist) is True
     assert FlagAudit.objects.get().scope == "org"
     page = client.get(reverse(SCREEN)).content.decode()
-    assert "org override" in page
+    assert "перевизначення організації" in page
 
 
 def test_the_global_default_changes_through_an_audited_action(superuser, flags_row):

@@ -81,8 +81,8 @@ def test_masked_sections_are_marked_and_a_corrupt_one_is_flagged(superuser, spec
 
     masked = re.search(r'<details class="ctx-section masked" data-section="evidence_assembly">.*?</summary>', html,
                        re.S)
-    assert masked and "masked (stale)" in masked.group(0)
-    assert "does not match its contract" in html
+    assert masked and "замасковано (застаріле)" in masked.group(0)
+    assert "не відповідає своєму контракту" in html
 
 
 def test_the_layered_path_shows_on_the_run_page(superuser, specialist):

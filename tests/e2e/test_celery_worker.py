@@ -68,12 +68,13 @@ def production(lldbi_index, release_qdrant) -> Iterator[tuple[str, subprocess.Po
     web = _spawn(["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"], env, "e2e-web.log")
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline:  # ready: the database, the broker, the search store and snippets answer
         try:
-            httpx.get(f"{base}/api/schema/", timeout=2)
-            break
+            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
+                break
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     try:
         yield base, worker
     finally:
