@@ -9,6 +9,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from engine.dispatch import send
 from engine.models import OutboxMessage
 from engine.reaper import reap
 from engine.shell import execute_stage
@@ -82,6 +83,21 @@ def test_a_sent_attempt_no_worker_ever_claimed_is_sent_again(broker, specialist)
 
     assert reap(t0 + _deadline("U2") + timedelta(seconds=1)).resent == 1
     assert queued_tasks(broker, "stages") == [{"task": "engine.stage.U2", "args": [str(run.pk), "U2", 1]}]
+
+
+def test_an_unclaimed_attempt_is_not_sent_again_while_its_queue_holds_messages(broker, specialist):
+    """A backlog longer than the deadline is load, not loss: re-sending would duplicate it and, after
+    STAGE_MAX_REDELIVERIES rounds, fail runs that were only waiting their turn."""
+    t0 = timezone.now()
+    run = _run(specialist)
+    row = _sent(run, "U2", t0)
+    send(str(run.pk), "U2", 1)  # still in the queue, behind other runs' stages
+
+    assert not reap(t0 + 10 * _deadline("U2")).acted
+
+    row.refresh_from_db()
+    assert row.sends == 1
+    assert len(queued_tasks(broker, "stages")) == 1
 
 
 def test_an_attempt_sent_too_often_fails_the_run_with_the_bound_as_its_reason(broker, specialist):
