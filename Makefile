@@ -9,7 +9,11 @@ DEMO_QUESTION ?= Скільки календарних днів триває щ�
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test serve install install-dev lint typecheck schema requirements migrate clean
+# Benchmarks report, they do not assert (timings vary with the machine's load): PostgreSQL + Redis.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery_bench
+BENCH_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: demo test serve bench install install-dev lint typecheck schema requirements migrate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +66,12 @@ serve: migrate
 $(VENV)/.prod-installed: requirements/prod.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements/prod.txt
 	touch $@ $(VENV)/.base-installed
+
+bench: install
+	@psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = 'lexery_bench'" | grep -q 1 || \
+	  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE lexery_bench"
+	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_BROKER_URL=$(BENCH_BROKER_URL) DEBUG=false \
+	  $(BIN)/python bench/engine_overhead.py --runs $${BENCH_RUNS:-30}
 
 requirements: install-dev
 	for x in base dev prod; do extra=""; [ $$x != base ] && extra="--extra $$x"; \

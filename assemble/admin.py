@@ -71,6 +71,6 @@ class RunPromptDiffAdmin(admin.ModelAdmin):
             diff = self._diff(obj)
         except PromptSourcesMissing as exc:
             return str(exc)
-        body = {"flag OFF": None, "flag ON": diff.layered.layer_manifest if diff.layered else diff.layered_error}
+        body = {"flag OFF": None, "flag ON": diff.layered.manifest_json() if diff.layered else diff.layered_error}
         return format_html("<pre style='white-space:pre-wrap'>{}</pre>", json.dumps(body, ensure_ascii=False,
                                                                                   indent=2))

@@ -21,7 +21,9 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from pipeline.contracts import LayerManifestEntry, SegmentCount
 
 PROMPT_ASSEMBLER_VERSION = 1
 LayerId = Literal["red_lines", "crisis", "directives", "skill", "soul", "role", "kb", "correction",
@@ -86,7 +88,7 @@ def prose_layer(layer_id: LayerId, text: str | None, head: str = "") -> Layer | 
 @dataclass(frozen=True)
 class AssembledLayers:
     assembled_context: str
-    layer_manifest: list[dict[str, Any]]
+    layer_manifest: list[LayerManifestEntry]
     total_tokens: int
     kept_refs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -205,23 +207,16 @@ def _render(work: list[_Work]) -> tuple[str, dict[str, str]]:
     return LAYER_SEPARATOR.join(texts.values()), texts
 
 
-def _manifest(work: list[_Work], texts: Mapping[str, str], count: TokenCounter) -> list[dict[str, Any]]:
+def _manifest(work: list[_Work], texts: Mapping[str, str], count: TokenCounter) -> list[LayerManifestEntry]:
     manifest = []
     for w in work:
         text = texts.get(w.layer.id, "")
-        entry: dict[str, Any] = {
-            "id": w.layer.id,
-            "priority": w.priority,
-            "neverTruncate": w.never,
-            "tokenBudget": w.budget,
-            "tokenCount": count(text) if text else 0,
-            "charCount": len(text),
-            "included": _included(w),
-            "truncated": w.kept < len(w.layer.segments),
-            "segments": {"kept": w.kept, "total": len(w.layer.segments)},
-            "sha256": _digest(text),
-        }
-        if w.layer.segment_refs:
-            entry["sourceRefs"] = list(w.layer.segment_refs[:w.kept])
+        entry = LayerManifestEntry(
+            id=w.layer.id, priority=w.priority, never_truncate=w.never, token_budget=w.budget,
+            token_count=count(text) if text else 0, char_count=len(text), included=_included(w),
+            truncated=w.kept < len(w.layer.segments),
+            segments=SegmentCount(kept=w.kept, total=len(w.layer.segments)), sha256=_digest(text))
+        if w.layer.segment_refs:  # seed 004: sourceRefs only on a layer built from sources
+            entry = entry.model_copy(update={"source_refs": list(w.layer.segment_refs[:w.kept])})
         manifest.append(entry)
     return manifest

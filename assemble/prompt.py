@@ -60,7 +60,7 @@ def render_coverage_gap(coverage_gap: CoverageGap | None) -> str | None:
         return None
     by_reason: dict[str, list[str]] = {}
     for a in coverage_gap.acts:
-        by_reason.setdefault(a.get("reason") or coverage_gap.reason, []).append(a.get("title") or a.get("nreg", ""))
+        by_reason.setdefault(a.reason or coverage_gap.reason, []).append(a.name)
     return "\n".join(f"<coverage_gap reason={quoteattr(reason)}>{'; '.join(names)}</coverage_gap>"
                      for reason, names in by_reason.items())
 

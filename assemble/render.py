@@ -36,8 +36,15 @@ from assemble.prompt import (
 )
 from assemble.u9 import snippet_text
 from llm.types import Message
-from pipeline.contracts import AssembledPrompt, CoverageGap, IncludedSnippet, Intake, SpecialistProfile
-from pipeline.document import read
+from pipeline.context import RunDocument
+from pipeline.contracts import (
+    AssembledPrompt,
+    CoverageGap,
+    IncludedSnippet,
+    LayerBudget,
+    LayerManifestEntry,
+    SpecialistProfile,
+)
 
 Assembler = Literal["legacy", "layered"]
 CORRECTIONS_HEAD = "Виправлення оператора — відповіді, яких слід уникати, і якими вони мають бути:\n"
@@ -59,15 +66,21 @@ class CorrectionText:
 class WriterPrompt:
     messages: list[Message]
     assembler: Assembler
-    layer_manifest: list[dict[str, Any]] | None
+    layer_manifest: list[LayerManifestEntry] | None
     total_tokens: int  # exact: the sum over message contents, as a provider bills them
     context_tokens: int  # exact: the context U9 assembled (the kb turn, or assembled_context)
     sha256: str
     kept_refs: Mapping[str, tuple[str, ...]] | None = None
 
+    def manifest_json(self) -> list[dict[str, Any]] | None:
+        """The manifest as stored and shown: seed 004's camelCase keys."""
+        if self.layer_manifest is None:
+            return None
+        return [m.model_dump(mode="json", by_alias=True) for m in self.layer_manifest]
+
     def as_json(self) -> dict[str, Any]:
         return {"messages": [{"role": m.role, "content": m.content} for m in self.messages],
-                "layer_manifest": self.layer_manifest, "assembler": self.assembler,
+                "layer_manifest": self.manifest_json(), "assembler": self.assembler,
                 "total_tokens": self.total_tokens}
 
 
@@ -77,7 +90,7 @@ def messages_sha256(messages: Sequence[Message]) -> str:
 
 
 def _finish(messages: list[Message], assembler: Assembler, count: TokenCounter, context: str,
-            manifest: list[dict[str, Any]] | None = None,
+            manifest: list[LayerManifestEntry] | None = None,
             kept_refs: Mapping[str, tuple[str, ...]] | None = None) -> WriterPrompt:
     tokens = {m.content: count(m.content) for m in messages}  # the context is one of the messages: counted once
     return WriterPrompt(messages, assembler, manifest, sum(tokens[m.content] for m in messages),
@@ -176,33 +189,31 @@ def blocks_with_tokens(snippets: list[IncludedSnippet], texts: Mapping[str, str]
     return blocks, tokens
 
 
-def layer_budget_meta(prompt: AssembledPrompt, config: AssembleConfig | None = None) -> dict[str, Any]:
+def layer_budget_meta(prompt: AssembledPrompt, config: AssembleConfig | None = None) -> LayerBudget:
     """The budgets a layered prompt is held to: recorded at U9; for a legacy run, derived from its U9 budget."""
-    recorded = prompt.meta.get("layer_budget")
-    if isinstance(recorded, dict):
-        return recorded
-    tokens = prompt.meta.get("budget_tokens") or {}
-    total = int(tokens.get("total", 0))
-    evidence = int(tokens.get("law", 0)) + int(tokens.get("memory", 0)) + int(tokens.get("doc", 0))
-    return {"total": total, "layers": layer_budgets(total, evidence, config)}
+    if prompt.meta.layer_budget is not None:
+        return prompt.meta.layer_budget
+    tokens = prompt.meta.budget_tokens
+    total = tokens.total if tokens else 0
+    evidence = tokens.law + tokens.memory + tokens.doc if tokens else 0
+    return LayerBudget(total=total, layers=layer_budgets(total, evidence, config))
 
 
-def writer_prompt_from_context(doc: Mapping[str, Any], *, texts: Mapping[str, str],
+def writer_prompt_from_context(doc: Mapping[str, Any] | RunDocument, *, texts: Mapping[str, str],
                                corrections: Sequence[CorrectionText], count: TokenCounter,
                                layered: bool | None = None, config: AssembleConfig | None = None) -> WriterPrompt:
     """The writer prompt of a run, from its RunContext and the snippet texts. ``layered`` None = the path the run
     took (``assembled_prompt.meta.assembler``); True/False renders the other way for a shadow compare."""
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
-    intake = read(doc, "intake", Intake)
+    ctx = (doc if isinstance(doc, RunDocument) else RunDocument.parse(doc)).visible()
+    prompt, intake = ctx.assembled_prompt, ctx.intake
     if prompt is None or intake is None:
         raise PromptSourcesMissing("the run has no assembled prompt yet (it did not reach U9, or U9 is masked)")
-    gap = read(doc, "coverage_gap", CoverageGap)
     blocks, tokens = blocks_with_tokens(prompt.snippets, texts)
-    use_layered = prompt.meta.get("assembler") == "layered" if layered is None else layered
+    use_layered = prompt.meta.assembler == "layered" if layered is None else layered
     if not use_layered:
         return legacy_prompt(profile=intake.specialist, blocks=blocks, question=intake.normalized,
-                             coverage_gap=gap, count=count)
+                             coverage_gap=ctx.coverage_gap, count=count)
     budget = layer_budget_meta(prompt, config)
-    return layered_prompt(profile=intake.specialist, blocks=blocks, question=intake.normalized, coverage_gap=gap,
-                          corrections=corrections, total_tokens=int(budget["total"]), budgets=budget["layers"],
-                          count=count, block_tokens=tokens)
+    return layered_prompt(profile=intake.specialist, blocks=blocks, question=intake.normalized,
+                          coverage_gap=ctx.coverage_gap, corrections=corrections, total_tokens=budget.total,
+                          budgets=budget.layers, count=count, block_tokens=tokens)

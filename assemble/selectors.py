@@ -15,8 +15,7 @@ from assemble.render import CorrectionText, PromptSourcesMissing, WriterPrompt, 
 from assemble.tokenizer import DEFAULT_ENCODING
 from knowledge.snippets import SnippetStore
 from llm.types import Message
-from pipeline.contracts import AssembledPrompt
-from pipeline.document import read
+from pipeline.context import RunDocument
 from runs.models import Run, RunContext
 
 
@@ -45,22 +44,22 @@ def correction_get_many(*, ids: Iterable[int]) -> list[CorrectionText]:
 def run_writer_prompt(*, run: Run, layered: bool | None = None, store: SnippetStore | None = None) -> WriterPrompt:
     """A run's writer prompt rebuilt from its RunContext and the snippet store — the path it took, or the other
     one for a shadow compare. Reads only: the run is not touched. Raises PromptSourcesMissing before U9."""
-    doc = RunContext.objects.get(run_id=run.pk).document
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
+    ctx = RunDocument.parse(RunContext.objects.get(run_id=run.pk).document).visible()
+    prompt = ctx.assembled_prompt
     if prompt is None:
         raise PromptSourcesMissing(f"run {run.pk} has no assembled prompt (status {run.status}, stage "
                                    f"{run.current_stage or '-'}): it did not reach U9")
-    took_layered = prompt.meta.get("assembler") == "layered"
+    took_layered = prompt.meta.assembler == "layered"
     use_layered = took_layered if layered is None else layered
     if not use_layered:
         corrections: list[CorrectionText] = []
     elif took_layered:
-        corrections = correction_get_many(ids=prompt.meta.get("correction_ids", []))
+        corrections = correction_get_many(ids=prompt.meta.correction_ids)
     else:  # a preview of switching on: what the specialist's corrections would add today
         corrections = correction_list_active(specialist_id=run.specialist_id, limit=settings.PROMPT_CORRECTIONS_MAX)
     texts, _ = (store or SnippetStore()).get_many([k for s in prompt.snippets for k in s.r2_keys])
-    count = counter_for_encoding(str(prompt.meta.get("tokenizer") or DEFAULT_ENCODING))
-    return writer_prompt_from_context(doc, texts=texts, corrections=corrections, count=count, layered=use_layered,
+    count = counter_for_encoding(prompt.meta.tokenizer or DEFAULT_ENCODING)
+    return writer_prompt_from_context(ctx, texts=texts, corrections=corrections, count=count, layered=use_layered,
                                       config=assemble_config())
 
 
@@ -94,7 +93,6 @@ def run_prompt_diff(*, run: Run, store: SnippetStore | None = None) -> PromptDif
         error = None
     except PromptBudgetExceeded as exc:
         layered, error = None, str(exc)
-    doc = RunContext.objects.get(run_id=run.pk).document
-    prompt = read(doc, "assembled_prompt", AssembledPrompt)
-    took = str(prompt.meta.get("assembler", "legacy")) if prompt else "legacy"
+    prompt = RunDocument.parse(RunContext.objects.get(run_id=run.pk).document).visible().assembled_prompt
+    took = prompt.meta.assembler if prompt else "legacy"
     return PromptDiff(legacy, layered, error, took)

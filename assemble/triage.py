@@ -42,12 +42,6 @@ class Triage:
     skipped: Mapping[str, str] = field(default_factory=dict)  # channel -> why it was left out
     fallback: str | None = None  # why a requested model did not decide
 
-    def meta(self) -> dict[str, object]:
-        out: dict[str, object] = {"triage_scores": dict(self.scores), "triage_skipped": dict(self.skipped)}
-        if self.fallback is not None:
-            out["triage_fallback"] = self.fallback
-        return out
-
 
 def _candidates(evidence: EvidenceAssembly, plan: SearchPlan) -> tuple[dict[str, int], dict[str, str]]:
     counts: dict[str, int] = {}

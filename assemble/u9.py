@@ -19,11 +19,14 @@ from assemble.prompt import SourceBlock, render_kb_context, render_source
 from assemble.triage import CHANNEL_OF_SOURCE, LAW, SHARE_KEY, Triage, triage_deterministic
 from pipeline.contracts import (
     AssembledPrompt,
+    BudgetTokens,
     CoverageGap,
     EvidenceAssembly,
     EvidenceItem,
     IncludedSnippet,
     LawSourceRef,
+    PromptBudget,
+    PromptMeta,
     QueryProfile,
     SearchPlan,
 )
@@ -185,23 +188,9 @@ def assemble_prompt(
                                         tokens=tokens, chars=len(text), truncated_to_chars=truncated))
     kb_tokens = count(render_kb_context(blocks, coverage_gap))
     used = {CHANNEL_OF_SOURCE[s.source] for s in snippets}
-    meta = {
-        "mode": profile.mode,
-        "budget_profile": budget.profile,
-        "total_tokens_est": kb_tokens,
-        "channels_used": [c for c in triage.channels if c in used],
-        "triage_model": triage.model,
-        "assembled_at": now.isoformat(),
-        "warnings": warnings,
-        "tokenizer": tokenizer_id,
-        "budget_tokens": {"total": budget.total_tokens, "law": budget.law, "memory": budget.memory,
-                          "doc": budget.doc, "history": budget.history},
-        # what each channel could actually spend, unused channels' shares split by the triage scores
-        "channel_budget_tokens": {SHARE_KEY[c]: v for c, v in allotted.items()},
-        "docs_probe": plan.docs_probe,
-        "assembler": "legacy",
-        **triage.meta(),
-    }
+    meta = _meta(profile=profile, plan=plan, budget=budget, triage=triage, allotted=allotted, now=now,
+                 channels_used=[c for c in triage.channels if c in used], total_tokens_est=kb_tokens,
+                 warnings=warnings, tokenizer_id=tokenizer_id)
     scores = {i.article_ref: i.score for i in evidence.items if i.source == "lldbi"}
     refs = [LawSourceRef(article_ref=s.article_ref or "", r2_key=s.r2_key, score=scores[s.article_ref])
             for s in snippets if s.source == "lldbi" and s.article_ref in scores]
@@ -210,7 +199,26 @@ def assemble_prompt(
         return sum(s.chars for s in snippets if s.source == source)
 
     prompt = AssembledPrompt(meta=meta, law_source_refs=refs,
-                             budget={"law_chars": chars("lldbi"), "memory_chars": chars("memory"),
-                                     "doc_chars": chars("doc"), "history_chars": chars("history")},
+                             budget=PromptBudget(law_chars=chars("lldbi"), memory_chars=chars("memory"),
+                                                 doc_chars=chars("doc"), history_chars=chars("history")),
                              snippets=snippets)
     return prompt, blocks
+
+
+def _meta(*, profile: QueryProfile, plan: SearchPlan, budget: Budget, triage: Triage, allotted: Mapping[str, int],
+          now: datetime, channels_used: list[str], total_tokens_est: int, warnings: list[str],
+          tokenizer_id: str) -> PromptMeta:
+    """Seed 000's meta, then ours; the layered path adds its own keys at U9's adapter."""
+    meta = PromptMeta(
+        mode=profile.mode, budget_profile=budget.profile, total_tokens_est=total_tokens_est,
+        channels_used=channels_used, triage_model=triage.model, assembled_at=now.isoformat(), warnings=warnings,
+        tokenizer=tokenizer_id,
+        budget_tokens=BudgetTokens(total=budget.total_tokens, law=budget.law, memory=budget.memory,
+                                   doc=budget.doc, history=budget.history),
+        # what each channel could actually spend, unused channels' shares split by the triage scores
+        channel_budget_tokens={SHARE_KEY[c]: v for c, v in allotted.items()},
+        docs_probe=plan.docs_probe, assembler="legacy",
+        triage_scores=dict(triage.scores), triage_skipped=dict(triage.skipped))
+    if triage.fallback is not None:  # absent, not null, when the requested model decided
+        meta = meta.model_copy(update={"triage_fallback": triage.fallback})
+    return meta

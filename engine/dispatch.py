@@ -13,7 +13,7 @@ from collections.abc import Callable
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from engine.models import OutboxMessage
@@ -28,18 +28,22 @@ def send(run_id: str, stage: str, attempt: int) -> None:
     current_app.send_task(spec(stage).task_name, args=[run_id, stage, attempt], queue=spec(stage).queue)
 
 
-def send_recorded(message_id: int, run_id: str, stage: str, attempt: int) -> bool:
+def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
     """Send and mark the outbox row sent; a broker error is logged and left for the reaper. True when sent."""
     try:
         send(run_id, stage, attempt)
     except Exception as exc:  # the broker is down or refused: the row stays unsent, the reaper retries it
         logger.warning("stage not sent; the reaper will send it", extra={
             "run_id": run_id, "stage": stage, "attempt": attempt, "error": f"{type(exc).__name__}: {exc}"[:300]})
-        OutboxMessage.objects.filter(pk=message_id).update(last_error=f"{type(exc).__name__}: {exc}"[:300])
+        _row(run_id, stage, attempt).update(last_error=f"{type(exc).__name__}: {exc}"[:300])
         return False
-    OutboxMessage.objects.filter(pk=message_id).update(sent_at=timezone.now(), sends=F("sends") + 1,
+    _row(run_id, stage, attempt).update(sent_at=timezone.now(), sends=F("sends") + 1,
                                                          last_error="")
     return True
+
+
+def _row(run_id: str, stage: str, attempt: int) -> QuerySet[OutboxMessage]:
+    return OutboxMessage.objects.filter(run_id=run_id, stage=stage, attempt=attempt)
 
 
 def _eager_run(fn: Callable[[], None]) -> None:
@@ -62,6 +66,7 @@ def enqueue_stage(run_id: str, stage: str, attempt: int) -> None:
 
         transaction.on_commit(lambda: _eager_run(lambda: execute_stage(run_id, stage, attempt)))
         return
-    message, _ = OutboxMessage.objects.get_or_create(run_id=run_id, stage=stage, attempt=attempt,
-                                                     defaults={"queue": spec(stage).queue})
-    transaction.on_commit(lambda: send_recorded(message.pk, run_id, stage, attempt))
+    # One INSERT (no savepoint, no read): a row that exists already is the same decision, recorded once.
+    OutboxMessage.objects.bulk_create([OutboxMessage(run_id=run_id, stage=stage, attempt=attempt,
+                                                     queue=spec(stage).queue)], ignore_conflicts=True)
+    transaction.on_commit(lambda: send_recorded(run_id, stage, attempt))

@@ -13,10 +13,9 @@ from engine.dispatch import enqueue_stage
 from engine.shell import limits
 from engine.specs import sections_from
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, Decision, OrchInput, decide
+from pipeline.context import LINEAGE_KEYS
 from pipeline.document import MASKED, apply
 from runs.models import Run, RunContext, StageEvent
-
-LINEAGE_KEYS = ("superseded_by", "rerun_of")
 
 
 class NotResumable(Exception):

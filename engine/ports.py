@@ -3,8 +3,9 @@ the snippet store, the LLM gateway. Built lazily: a stage that needs no Qdrant n
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import Count, Max
@@ -17,6 +18,7 @@ from knowledge.snippets import SnippetStore
 from knowledge.terms import clean_term, rank_definitions, term_key
 from knowledge.text import content_lemmas
 from pipeline.lexicon import ActLexicon
+from pipeline.stages.retrieval import ChunkPayload, Ranked
 
 _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
 
@@ -29,6 +31,11 @@ def load_lexicon() -> ActLexicon:
         rows = list(Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed"))
         _lexicon_cache[stamp] = ActLexicon.build(rows)
     return _lexicon_cache[stamp]
+
+
+def _ranked(rows: Sequence[tuple[Mapping[str, object], float]]) -> Ranked:
+    """The index answers with the payloads ingest wrote (``knowledge.services.chunk_payload``): chunk payloads."""
+    return cast(Ranked, list(rows))
 
 
 class QdrantSearchPort:
@@ -71,25 +78,28 @@ class QdrantSearchPort:
             self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()
         return self._query_cache[query]
 
-    def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.in_memory:
-            return self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit)
-        return index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
-                                  act_keys=[a.lower() for a in act_nregs], limit=limit)
+            return _ranked(self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit))
+        return _ranked(index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
+                                          act_keys=[a.lower() for a in act_nregs], limit=limit))
 
-    def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+    def lexical(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.in_memory:
-            return self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs], limit)
-        return index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
-                                    act_keys=[a.lower() for a in act_nregs], limit=limit)
+            return _ranked(self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs],
+                                                        limit))
+        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
+                                            act_keys=[a.lower() for a in act_nregs], limit=limit))
 
-    def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+    def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.in_memory:
-            return self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs], limit)
+            return _ranked(self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs],
+                                                        limit))
         if not self._has_heading:
             return []
-        return index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
-                                    act_keys=[a.lower() for a in act_nregs], limit=limit, using=index.HEADING)
+        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
+                                            act_keys=[a.lower() for a in act_nregs], limit=limit,
+                                            using=index.HEADING))
 
     @cached_property
     def _has_heading(self) -> bool:
@@ -99,7 +109,7 @@ class QdrantSearchPort:
     def _has_terms(self) -> bool:  # a collection ingested before the terms existed has none (asked once per port)
         return index.has_sparse(index.get_client(), settings.LLDBI_TERMS_COLLECTION, index.TERM)
 
-    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[dict[str, Any]]:
+    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[ChunkPayload]:
         # An article named without its act ("стаття 4 процесуального кодексу") is fetched from every act, so that
         # a later clarification can bind the act from U4's hits without rerunning U4 (seed 001). At 51k thousands
         # of acts have an article 4: the acts whose titles share the most words with the question's own words for
@@ -108,13 +118,14 @@ class QdrantSearchPort:
         acts = [a.lower() for a in act_nregs]
         pool = limit if acts or not hint else max(limit, settings.EXACT_ARTICLE_SCAN_MAX)
         if self.in_memory:
-            found = self._local().article(acts, article, limit=pool)
+            rows = self._local().article(acts, article, limit=pool)
         else:
-            found = index.article_chunks(index.get_client(), self.collection, act_keys=acts, article=article,
-                                         limit=pool)
+            rows = index.article_chunks(index.get_client(), self.collection, act_keys=acts, article=article,
+                                        limit=pool)
+        found = cast(list[ChunkPayload], rows)  # the payloads ingest wrote
         return by_title_match(found, hint)[:limit] if hint and not acts else found[:limit]
 
-    def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]:
+    def definitions(self, term: str, act_nregs: list[str], limit: int) -> Ranked:
         """Articles that define ``term``: the same term first (its key, lemmas in order), then near forms."""
         key = term_key(clean_term(term))
         if not key:
@@ -132,7 +143,7 @@ class QdrantSearchPort:
             candidates = index.term_points(client, name, key=key, act_keys=acts, limit=pool)
             candidates += [p for p, _ in index.lexical_search(client, name, sparse=query_vector(term),
                                                               act_keys=acts, limit=pool, using=index.TERM)]
-        return rank_definitions(key, candidates, limit)
+        return _ranked(rank_definitions(key, candidates, limit))
 
 
 @lru_cache(maxsize=20_000)
@@ -140,7 +151,7 @@ def _title_lemmas(title: str) -> frozenset[str]:
     return frozenset(content_lemmas(title))
 
 
-def by_title_match(payloads: list[dict[str, Any]], hint: str) -> list[dict[str, Any]]:
+def by_title_match(payloads: list[ChunkPayload], hint: str) -> list[ChunkPayload]:
     """Payloads ordered by how many of the hint's lemmas their act's title holds (stable among equals)."""
     wanted = set(content_lemmas(hint))
     if not wanted:

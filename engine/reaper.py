@@ -60,7 +60,7 @@ def _send_unsent(now: datetime) -> int:
             .order_by("id")[:settings.REAPER_BATCH_MAX])
     sent = 0
     for row in rows:
-        if not send_recorded(row.pk, str(row.run_id), row.stage, row.attempt):
+        if not send_recorded(str(row.run_id), row.stage, row.attempt):
             break  # the broker is still down: the next round tries again
         sent += 1
     return sent
@@ -136,7 +136,7 @@ def _reap_run(run_id: str, now: datetime, depths: QueueDepths) -> str | None:
     logger.warning("stage attempt stalled; sending it again", extra={
         "run_id": run_id, "stage": message.stage, "attempt": message.attempt, "sends": message.sends,
         "claimed": event is not None})
-    return "resent" if send_recorded(message.pk, run_id, message.stage, message.attempt) else None
+    return "resent" if send_recorded(run_id, message.stage, message.attempt) else None
 
 
 def _fail_stalled(run: Run, message: OutboxMessage, event: StageEvent | None) -> None:

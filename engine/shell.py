@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -112,29 +112,44 @@ def channel_port(run: Run) -> ChannelPort:
     return ChannelPort(scope, ports.snippet_store())
 
 
-def _begin(run_id: str, stage: str, attempt: int) -> tuple[Run, StageEvent] | None:
+@dataclass
+class Claim:
+    run: Run
+    event: StageEvent
+    snapshot: RunContext  # the document as the claim read it
+    attempts: Counter[str]  # how often each stage has run, this attempt included (ORCH decides on it)
+
+
+def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
     """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
     delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
     with transaction.atomic():
-        run = Run.objects.select_for_update().select_related("specialist").get(pk=run_id)
+        # One round trip: the run locked (against a cancel or a second claim), its specialist, and the document
+        # the stage computes on (its version is checked again when the stage persists).
+        snapshot = (RunContext.objects.select_for_update(of=("run",)).select_related("run", "run__specialist")
+                    .get(run_id=run_id))
+        run = snapshot.run
         if run.status in (*Run.TERMINAL, Run.Status.AWAITING_CLARIFICATION):
             logger.info("run not runnable; stage skipped", extra={"status": run.status})
             return None
         now = timezone.now()
-        event = StageEvent.objects.filter(run=run, stage=stage, attempt=attempt).first()
+        events = list(StageEvent.objects.filter(run=run))  # a run has a few dozen at most (RUN_MAX_STEPS)
+        attempts = Counter(e.stage for e in events)
+        event = next((e for e in events if e.stage == stage and e.attempt == attempt), None)
         if event is not None and not _reclaim(run, event, now):
             return None
         if event is None:
             run.steps += 1
             event = StageEvent.objects.create(run=run, stage=stage, attempt=attempt, step=run.steps,
                                               started_at=now, claimed_at=now)
+            attempts[stage] += 1
         if run.status == Run.Status.QUEUED:
             run.status, run.started_at = Run.Status.RUNNING, now
         if not run.limits:  # the bounds this run lives under, visible on the run
             run.limits = run_limits(run)
         run.current_stage = stage
         run.save(update_fields=["steps", "status", "started_at", "current_stage", "limits", "updated_at"])
-        return run, event
+        return Claim(run, event, snapshot, attempts)
 
 
 def _reclaim(run: Run, event: StageEvent, now: datetime) -> bool:
@@ -174,14 +189,17 @@ def _finish_event(event: StageEvent, outcome: str, started: float | None, decisi
     if decision is not None:
         event.next_action, event.decided_by, event.reason = decision.action, decision.decided_by, decision.reason[:300]
     event.detail = detail
-    event.save()
+    event.save(update_fields=["outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by",
+                              "reason", "detail"])
 
 
-def _apply_decision(run: Run, decision: Decision) -> None:
+def _apply_decision(run: Run, decision: Decision, attempts: Counter[str] | None = None) -> None:
+    """Send the next stage (its attempt numbered from ``attempts``, the counts ORCH decided on, when given) or
+    end the run. Inside the transaction that persisted the decision."""
     stage = decision.next_stage
     if stage is not None:
-        attempt = StageEvent.objects.filter(run=run, stage=stage).count() + 1
-        enqueue_stage(str(run.id), stage, attempt)
+        done = attempts[stage] if attempts is not None else StageEvent.objects.filter(run=run, stage=stage).count()
+        enqueue_stage(str(run.id), stage, done + 1)
         return
     run.finished_at = timezone.now()
     if decision.action == DONE:
@@ -217,12 +235,12 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         claimed = _begin(run_id, stage, attempt)
         if claimed is None:
             return
-        run, event = claimed
+        run, event, snapshot = claimed.run, claimed.event, claimed.snapshot
         started = time.monotonic()
         conflicts = 0
         while True:
             try:
-                decision = _compute_and_persist(run, event, stage, attempt, started, conflicts)
+                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts)
             except ContextConflict as exc:
                 # Another writer moved the document while this stage computed (a re-run from an earlier stage,
                 # an answered clarification, a second delivery of this very task). Never overwrite it.
@@ -231,6 +249,7 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                     logger.info("a second delivery finished this attempt first; this one persists nothing")
                     return
                 conflicts += 1
+                snapshot = RunContext.objects.get(run_id=run_id)
                 if conflicts > settings.STAGE_CONFLICT_RETRY_MAX:
                     _fail(run_id, event, stage, started, exc)
                     return
@@ -260,12 +279,12 @@ def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Excep
             _apply_decision(run, decision)
 
 
-def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, started: float,
-                         conflicts: int) -> Decision | None:
-    """One computation of the stage on the current document, persisted only if the document has not moved since
-    it was read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended)."""
-    run_id = str(run.pk)
-    snapshot = RunContext.objects.get(run_id=run_id)
+def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, attempts: Counter[str],
+                         started: float, conflicts: int) -> Decision | None:
+    """One computation of the stage on ``snapshot``, persisted only if the document has not moved since it was
+    read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended).
+    compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
+    run_id, stage, attempt = str(run.pk), event.stage, event.attempt
     computing = time.monotonic()
     try:
         _injected_delay(stage)
@@ -277,25 +296,30 @@ def _compute_and_persist(run: Run, event: StageEvent, stage: str, attempt: int, 
         return None
     # Decide before taking the locks: a model consulted for a hard branch must not hold row locks.
     document = apply(snapshot.document, write=result.write)
-    attempts = Counter(StageEvent.objects.filter(run=run).values_list("stage", flat=True))
     decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
                                 steps=run.steps, limits=limits()))
+    consulting = time.monotonic()
     decision = _canary(decision, document, run, stage, attempt)
+    if decision.decided_by != "rule":
+        compute_ms += int((time.monotonic() - consulting) * 1000)
     with transaction.atomic():
-        run = Run.objects.select_for_update().get(pk=run_id)
-        ctx = RunContext.objects.select_for_update().get(run_id=run_id)
+        # One round trip locks both rows (the run against a cancel, the context against another writer) without
+        # loading the document again: only its version is compared.
+        ctx = (RunContext.objects.select_for_update().select_related("run")
+               .only("version", "run__id", "run__status").get(run_id=run_id))
         if ctx.version != snapshot.version:
             raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{ctx.version} during {stage}")
-        if run.is_terminal:  # cancelled while computing: keep nothing, decide nothing
-            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {run.status}"})
+        locked = ctx.run
+        if locked.is_terminal:  # cancelled while computing: keep nothing, decide nothing
+            _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {locked.status}"})
             return None
-        document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
-        ctx.document, ctx.version = document, ctx.version + 1
+        ctx.document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
         if stage == "U1":
-            run.flags = dict(result.detail.get("flags", {}))
-            run.save(update_fields=["flags", "updated_at"])
+            locked.flags = dict(result.detail.get("flags", {}))
+            locked.save(update_fields=["flags", "updated_at"])
         detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
         _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
-        _apply_decision(run, decision)
+        _apply_decision(locked, decision, attempts)
     return decision

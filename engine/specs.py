@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from orch.policy import STAGES
+from pipeline import context
 
 DEFAULT_QUEUE = "stages"
 # U4/U6/U7 touch the search engine: with the local path only one process may open it, so they share one worker.
@@ -22,7 +23,7 @@ TASK_PREFIX = "engine.stage."
 @dataclass(frozen=True)
 class StageSpec:
     stage: str
-    sections: tuple[str, ...]  # what the stage leaves in the RunContext document (a re-run drops them)
+    sections: tuple[str, ...]  # what the stage owns in the RunContext document (pipeline/context.py)
     queue: str
     soft_limit_s: int  # SoftTimeLimitExceeded inside the stage: the stage fails with that reason
     hard_limit_s: int  # the pool kills the process; the reaper re-sends the attempt after this plus a grace
@@ -33,19 +34,12 @@ class StageSpec:
         return TASK_PREFIX + self.stage
 
 
-_SECTIONS: dict[str, tuple[str, ...]] = {
-    "U1": ("intake",), "U2": ("query_profile",), "U3": ("search_plan",), "U4": ("raw_hits", "retrieval_trace"),
-    "U5": ("gate_decision",),
-    "U6": ("doclist_trace", "retrieval_retry_request", "coverage_gap", "clarification", "resume"),
-    "U7": ("evidence_assembly",), "U8": ("legal_reasoning",), "U9": ("assembled_prompt",), "U10": ("draft",),
-    "U11": ("verify_result",), "U12": ("answer",),
-}
 _QUEUES = {"U4": RETRIEVAL_QUEUE, "U6": RETRIEVAL_QUEUE, "U7": RETRIEVAL_QUEUE,
            "U9": "assemble", "U10": "llm", "U11": "llm"}
 
 
 def _spec(stage: str) -> StageSpec:
-    return StageSpec(stage=stage, sections=_SECTIONS[stage], queue=_QUEUES.get(stage, DEFAULT_QUEUE),
+    return StageSpec(stage=stage, sections=context.sections_owned_by(stage), queue=_QUEUES.get(stage, DEFAULT_QUEUE),
                      soft_limit_s=settings.STAGE_SOFT_TIME_LIMIT_S, hard_limit_s=settings.STAGE_TIME_LIMIT_S,
                      max_redeliveries=settings.STAGE_MAX_REDELIVERIES)
 
@@ -62,6 +56,5 @@ def queue_for(stage: str) -> str:
 
 
 def sections_from(stage: str) -> set[str]:
-    """Every section written by ``stage`` or a later stage: what a re-run from ``stage`` must recompute."""
-    later = STAGES[STAGES.index(stage):]
-    return {name for s in later for name in STAGE_SPECS[s].sections}
+    """Every section owned by ``stage`` or a later stage: what a re-run from ``stage`` must recompute."""
+    return set(context.sections_from(stage))

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import task_postrun, task_prerun, worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
@@ -36,3 +36,16 @@ def _warm_in_child(**_: Any) -> None:
     from engine.warmup import warm_retrieval
 
     warm_retrieval(_consumed_queues())
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _close_old_connections(task: Any = None, **_: Any) -> None:
+    """What Django does around each request: close a connection that errored or outlived CONN_MAX_AGE, keep the
+    rest (CELERY_DB_REUSE_MAX keeps Celery's fix-up from closing every connection after every task). Not for a
+    task run in-process (the embedded mode), whose connection belongs to its caller."""
+    from django.db import close_old_connections
+
+    if task is None or getattr(task.request, "is_eager", False):
+        return
+    close_old_connections()

@@ -106,6 +106,9 @@ DATABASES = {"default": env.db_url_config(env.str("DATABASE_URL", default="")
                                           or f"sqlite:///{VAR_DIR / 'lexery.sqlite3'}")}
 # Workers keep their connection: a new connection per task costs ~180 ms per hop (notes/environment-facts.md).
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
+# A connection reused across requests and tasks is checked before its first query: one killed by the server
+# (pg_terminate_backend, a failover) is replaced instead of failing the stage.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
@@ -167,6 +170,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("WORKER_MAX_TASKS_PER_CHILD", default=500)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("WORKER_MAX_MEMORY_PER_CHILD_KB", default=3_000_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fix-up closes the worker's database connection after every task unless told to reuse it: a new
+# connection per stage was the largest single cost between stages (make bench). Workers keep it; lexery/celery.py
+# closes it when unusable or older than CONN_MAX_AGE, as Django does between requests.
+CELERY_DB_REUSE_MAX = env.int("WORKER_DB_REUSE_MAX", default=1000)
 # Runs older than this many days are purged daily by beat (runs/lifecycle.py; 0: kept forever).
 RUN_RETENTION_DAYS = env.int("RUN_RETENTION_DAYS", default=180)
 CELERY_BEAT_SCHEDULE = {

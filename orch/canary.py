@@ -12,8 +12,7 @@ from typing import Any, Literal
 from assemble.prompt import user_material
 from llm.types import Message
 from orch.policy import Decision
-from pipeline.contracts import QueryProfile
-from pipeline.document import read
+from pipeline.context import RunDocument
 
 Difficulty = Literal["obvious", "moderate", "complex"]
 ORCH_MAX_TOKENS = 16
@@ -21,7 +20,7 @@ ORCH_MAX_TOKENS = 16
 
 def difficulty(doc: Mapping[str, Any]) -> Difficulty:
     """Obvious: a single act, or an explicit article, and nothing ambiguous (seed 001's examples)."""
-    profile = read(doc, "query_profile", QueryProfile)
+    profile = RunDocument.parse(doc).visible().query_profile
     if profile is None:
         return "obvious"
     ambiguous = bool(profile.unresolved_act_phrases) or len(profile.act_hints) > 1
@@ -32,7 +31,7 @@ def difficulty(doc: Mapping[str, Any]) -> Difficulty:
 
 def orch_messages(decision: Decision, doc: Mapping[str, Any]) -> list[Message]:
     options = [decision.action, *decision.alternatives]
-    profile = read(doc, "query_profile", QueryProfile)
+    profile = RunDocument.parse(doc).visible().query_profile
     question = profile.goals[0] if profile and profile.goals else ""
     return [
         Message("system", "Ти — оркестратор конвеєра юридичних відповідей. Обери одну дію зі списку; "

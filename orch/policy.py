@@ -9,10 +9,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pipeline.contracts import GateDecision, RetrievalRetryRequest, VerifyResult
-from pipeline.document import DOWNSTREAM_OF_RETRIEVAL, WRITER_ARTIFACTS, read
+from pipeline.context import STAGE_ORDER, RunDocument
+from pipeline.contracts import RetrievalRetryRequest
+from pipeline.document import DOWNSTREAM_OF_RETRIEVAL, WRITER_ARTIFACTS
 
-STAGES = ("U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "U10", "U11", "U12")
+STAGES = STAGE_ORDER
 LINEAR = {"U1": "U2", "U2": "U3", "U3": "U4", "U4": "U5", "U7": "U8", "U8": "U9", "U9": "U10", "U10": "U11"}
 DONE = "DONE"
 FAIL = "FAIL"
@@ -60,7 +61,7 @@ class Decision:
 
 
 def decide(inp: OrchInput) -> Decision:
-    doc = inp.document
+    doc = RunDocument.parse(inp.document).visible()
     if inp.finished_stage == "U12":  # delivered: the cap guards runaway work, not a finished answer
         return Decision(DONE, "answer delivered")
     if inp.steps >= inp.limits.max_steps:
@@ -68,7 +69,7 @@ def decide(inp: OrchInput) -> Decision:
     stage = inp.finished_stage
     if stage is None:
         return Decision(run_action("U1"), "new run")
-    retry = read(doc, "retrieval_retry_request", RetrievalRetryRequest)
+    retry = doc.retrieval_retry_request
     pending = retry is not None and retry.state == "pending"
     # A pending retrieval retry wins over any "ready" downstream artifact: back to U4, downstream masked.
     if pending and stage in ("U6", "U7", "U8", "U9", "U10", "U11") and retry is not None:
@@ -82,7 +83,7 @@ def decide(inp: OrchInput) -> Decision:
     if stage in LINEAR:
         return Decision(run_action(LINEAR[stage]), f"{stage} done")
     if stage == "U5":
-        gate = read(doc, "gate_decision", GateDecision)
+        gate = doc.gate_decision
         if gate is None:
             return Decision(run_action("U6"), "gate_decision missing or corrupt: U6 forwards (fail-safe)")
         if gate.expand:
@@ -95,7 +96,7 @@ def decide(inp: OrchInput) -> Decision:
             return Decision(ASK_CLARIFICATION, f"clarification needed before retrieval: {retry.reason}")
         return Decision(run_action("U7"), "recovery finished" + (f" ({retry.state})" if retry else ""))
     if stage == "U11":
-        result = read(doc, "verify_result", VerifyResult)
+        result = doc.verify_result
         if result is None:
             return Decision(FAIL, "verify_result missing after U11")
         if result.verdict == "complete":
@@ -110,13 +111,13 @@ def decide(inp: OrchInput) -> Decision:
     return Decision(FAIL, f"no rule for finished stage {stage!r}")
 
 
-def _forward_over_bound(doc: Mapping[str, Any], retry: RetrievalRetryRequest, limits: Limits) -> Decision:
+def _forward_over_bound(doc: RunDocument, retry: RetrievalRetryRequest, limits: Limits) -> Decision:
     """A pending retry past U6_DIRECT_RETRY_MAX (the bound was lowered mid-run, or a stage wrote past it) is not
     run: it is marked exhausted and the gate's support lowered to weak (seed 002: forward with weak or partial
     support), and U7 rebuilds the evidence from U4's hits. Left pending, the rule would fire after every stage."""
     write: dict[str, BaseModel] = {
         "retrieval_retry_request": retry.model_copy(update={"state": "exhausted", "attempt": retry.attempt - 1})}
-    gate = read(doc, "gate_decision", GateDecision)
+    gate = doc.gate_decision
     if gate is not None and gate.support_level in ("strong", "partial"):
         write["gate_decision"] = gate.model_copy(update={"support_level": "weak"})
     return Decision(run_action("U7"), f"retrieval retry over its bound (attempt {retry.attempt}/"

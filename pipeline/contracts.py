@@ -3,13 +3,29 @@ serialized union (``RunContext.document``) with a version number. Names follow t
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Shape(BaseModel):
+    """A fixed shape that was an open dict in the stored JSON (DESIGN §4, seeds 000/002/004). It dumps exactly the
+    keys it was given — an optional key left out stays out instead of becoming ``null`` — and keeps keys it does
+    not know, so the stored JSON is what the dict used to be, and older or newer documents pass through whole."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+
+    @model_serializer(mode="wrap")
+    def _given_keys_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        data: dict[str, object] = handler(self)
+        fields = type(self).model_fields
+        known = {*fields, *(f.alias for f in fields.values() if f.alias)}
+        given = {*self.model_fields_set, *(fields[n].alias for n in self.model_fields_set if n in fields)}
+        return {k: v for k, v in data.items() if k in given or k not in known}
 
 
 # --- U1 ---------------------------------------------------------------------------------------------------
@@ -162,14 +178,50 @@ class Clarification(Section):
     answered_at: str | None = None
 
 
+class ResolutionCandidate(Shape):
+    """An act DocList offered for a phrase (seed 002), or the act a U2 cue already bound (nreg, title, indexed)."""
+
+    nreg: str
+    title: str = ""
+    abbreviations: list[str] = Field(default_factory=list)
+    indexed: bool = False
+    score: float = 0.0
+    how: str | None = None  # which cue matched: nreg, official_number, abbreviation, title, alias, partial_title
+
+    @property
+    def label(self) -> str:
+        """How a clarification option names it: the abbreviation, else the title."""
+        return self.abbreviations[0] if self.abbreviations else self.title or self.nreg
+
+
+class Resolution(Section):
+    """What DocList said about one act phrase of the question: a reason code and its candidates, best first."""
+
+    query: str
+    reason: str
+    candidates: list[ResolutionCandidate] = Field(default_factory=list)
+
+
 class DoclistTrace(Section):
-    resolutions: list[dict[str, Any]] = Field(default_factory=list)
+    resolutions: list[Resolution] = Field(default_factory=list)
     note: str = ""
+
+
+class GapAct(Shape):
+    """An act the answer cannot consult: ``nreg`` is empty when the catalog does not know it."""
+
+    nreg: str
+    title: str
+    reason: str | None = None  # its own reason code when it differs from the gap's (DocList could not check it)
+
+    @property
+    def name(self) -> str:
+        return self.title or self.nreg
 
 
 class CoverageGap(Section):
     reason: str
-    acts: list[dict[str, str]] = Field(default_factory=list)
+    acts: list[GapAct] = Field(default_factory=list)
 
 
 # --- U7 / U8 ----------------------------------------------------------------------------------------------
@@ -241,13 +293,86 @@ class IncludedSnippet(Section):
     truncated_to_chars: int | None = None  # set when cut at a sentence boundary
 
 
+class BudgetTokens(Shape):
+    """The U9 token budget of the envelope and of each channel, as the mode's caps set it."""
+
+    total: int = 0
+    law: int = 0
+    memory: int = 0
+    doc: int = 0
+    history: int = 0
+
+
+class LayerBudget(Shape):
+    """What a layered prompt is held to: the envelope and each layer's token budget (seed 004)."""
+
+    total: int
+    layers: dict[str, int] = Field(default_factory=dict)
+
+
+class PromptMeta(Shape):
+    """``assembled_prompt.meta``: seed 000's keys first, then ours, added only additively. Every key is optional
+    on read: a stored prompt missing one (an older run, a test double) still routes and renders as before."""
+
+    mode: Literal["law", "mixed", "memory"] | None = None
+    budget_profile: str | None = None
+    total_tokens_est: int = 0  # the context U9 assembled: the kb turn, or the layered assembled_context
+    channels_used: list[str] = Field(default_factory=list)
+    triage_model: str | None = None
+    assembled_at: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    tokenizer: str | None = None  # the encoding U9 counted with; U10 counts with it again
+    budget_tokens: BudgetTokens | None = None
+    channel_budget_tokens: dict[str, int] = Field(default_factory=dict)
+    docs_probe: bool | None = None
+    assembler: Literal["legacy", "layered"] = "legacy"
+    triage_scores: dict[str, float] = Field(default_factory=dict)
+    triage_skipped: dict[str, str] = Field(default_factory=dict)
+    triage_fallback: str | None = None  # why a requested triage model did not decide
+    prompt_assembler_version: int | None = None
+    layer_budget: LayerBudget | None = None
+    correction_ids: list[int] = Field(default_factory=list)
+    prompt_tokens: int | None = None
+    prompt_sha256: str | None = None
+
+
+class PromptBudget(Shape):
+    """Characters each channel put into the prompt (seed 000's ``budget``)."""
+
+    law_chars: int = 0
+    memory_chars: int = 0
+    doc_chars: int = 0
+    history_chars: int = 0
+
+
+class SegmentCount(Shape):
+    kept: int
+    total: int
+
+
+class LayerManifestEntry(Shape):
+    """One layer of a layered prompt (seed 004's ``Layer``, with our exact token counts and digest)."""
+
+    id: str
+    priority: int
+    never_truncate: bool = Field(alias="neverTruncate")
+    token_budget: int | None = Field(default=None, alias="tokenBudget")
+    token_count: int = Field(default=0, alias="tokenCount")
+    char_count: int = Field(default=0, alias="charCount")
+    included: bool = True
+    truncated: bool = False
+    segments: SegmentCount | None = None
+    sha256: str | None = None
+    source_refs: list[str] | None = Field(default=None, alias="sourceRefs")
+
+
 class AssembledPrompt(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True)
-    meta: dict[str, Any]
+    meta: PromptMeta
     law_source_refs: list[LawSourceRef] = Field(alias="lawSourceRefs")
-    budget: dict[str, int]
+    budget: PromptBudget
     snippets: list[IncludedSnippet] = Field(default_factory=list)
-    layer_manifest: list[dict[str, Any]] | None = None
+    layer_manifest: list[LayerManifestEntry] | None = None
 
 
 # --- U10 / U11 / U12 --------------------------------------------------------------------------------------
@@ -285,23 +410,3 @@ class Answer(Section):
     support_level: SupportLevel
     coverage_gap: CoverageGap | None = None
     removed_citations: list[str] = Field(default_factory=list)
-
-
-SECTION_TYPES: dict[str, type[BaseModel]] = {
-    "intake": Intake,
-    "query_profile": QueryProfile,
-    "search_plan": SearchPlan,
-    "raw_hits": RawHits,
-    "retrieval_trace": RetrievalTrace,
-    "gate_decision": GateDecision,
-    "retrieval_retry_request": RetrievalRetryRequest,
-    "doclist_trace": DoclistTrace,
-    "evidence_assembly": EvidenceAssembly,
-    "legal_reasoning": LegalReasoning,
-    "assembled_prompt": AssembledPrompt,
-    "draft": Draft,
-    "verify_result": VerifyResult,
-    "answer": Answer,
-    "coverage_gap": CoverageGap,
-    "clarification": Clarification,
-}

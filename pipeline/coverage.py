@@ -4,10 +4,10 @@ draft already says it. Pure; shared by U11 (a draft that leaves a declared gap o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from knowledge.text import lemma, normalize, words
-from pipeline.contracts import CoverageGap
+from pipeline.contracts import CoverageGap, GapAct
 
 # U6 could not ask DocList (unreachable, timed out, or answering nonsense) even after its direct retry: the act a
 # phrase of the question names was never checked against the catalog, so nothing can be said of it either way.
@@ -20,8 +20,8 @@ def _name_lemmas(text: str) -> set[str]:
     return {lemma(w) for w in words(text) if len(w) > 2} - _OPTIONAL
 
 
-def act_name(act: Mapping[str, str]) -> str:
-    return act.get("title") or act.get("nreg") or ""
+def act_name(act: GapAct) -> str:
+    return act.name
 
 
 def gap_sentence(reason: str, names: Iterable[str]) -> str:
@@ -33,28 +33,28 @@ def gap_sentence(reason: str, names: Iterable[str]) -> str:
             "норми.")
 
 
-def act_reason(gap: CoverageGap, act: Mapping[str, str]) -> str:
-    return act.get("reason") or gap.reason
+def act_reason(gap: CoverageGap, act: GapAct) -> str:
+    return act.reason or gap.reason
 
 
-def is_named(text: str, act: Mapping[str, str]) -> bool:
+def is_named(text: str, act: GapAct) -> bool:
     """Does the text name the act: its registration number, or every word of its title in any inflection
     ("Податкового кодексу" names «Податковий кодекс України»)."""
-    nreg = act.get("nreg") or ""
+    nreg = act.nreg
     if nreg and nreg.lower() in normalize(text).lower():
         return True
     wanted = _name_lemmas(act_name(act))
     return bool(wanted) and wanted <= _name_lemmas(text)
 
 
-def unnamed_acts(text: str, gap: CoverageGap | None) -> list[dict[str, str]]:
+def unnamed_acts(text: str, gap: CoverageGap | None) -> list[GapAct]:
     """The gap's acts the text never names."""
     if gap is None:
         return []
     return [a for a in gap.acts if act_name(a) and not is_named(text, a)]
 
 
-def gap_sentences(gap: CoverageGap, acts: Iterable[Mapping[str, str]]) -> list[str]:
+def gap_sentences(gap: CoverageGap, acts: Iterable[GapAct]) -> list[str]:
     """One sentence per reason, naming the acts of that reason."""
     by_reason: dict[str, list[str]] = {}
     for a in acts:

@@ -1,5 +1,6 @@
-"""Reading and writing typed sections of the RunContext document. A masked section reads as absent: after a
-retrieval retry is requested, downstream artifacts are stale until they are rebuilt (seed 001)."""
+"""Writing sections into the stored RunContext document, and reading one section of it. A masked section reads as
+absent: after a retrieval retry is requested, downstream artifacts are stale until they are rebuilt (seed 001).
+The whole document, typed, is ``pipeline.context.RunDocument``."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from pipeline.contracts import SECTION_TYPES
+from pipeline.context import MASKED, SECTION_TYPES, sections_owned_by
 
 T = TypeVar("T", bound=BaseModel)
-MASKED = "_masked"
-DOWNSTREAM_OF_RETRIEVAL = ("evidence_assembly", "legal_reasoning", "assembled_prompt", "draft", "verify_result")
-WRITER_ARTIFACTS = ("draft", "verify_result")
+# What a pending retrieval retry makes stale (ORCH masks it) and what a write retry discards (ORCH resets it):
+# the sections of the stages after retrieval, and of the writer and its verifier.
+DOWNSTREAM_OF_RETRIEVAL = sections_owned_by("U7", "U8", "U9", "U10", "U11")
+WRITER_ARTIFACTS = sections_owned_by("U10", "U11")
+
+__all__ = ["DOWNSTREAM_OF_RETRIEVAL", "MASKED", "WRITER_ARTIFACTS", "apply", "dump", "read"]
 
 
 def read(doc: Mapping[str, Any], name: str, kind: type[T]) -> T | None:

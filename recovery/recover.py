@@ -4,17 +4,19 @@ and bounded seeded reruns of U4 (seeds 001, 002). Pure: DocList answers arrive a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from pipeline.contracts import (
     Clarification,
     ClarificationOption,
     CoverageGap,
     DoclistTrace,
+    GapAct,
     GateDecision,
     QueryProfile,
+    Resolution,
+    ResolutionCandidate,
     RetrievalRetryRequest,
 )
 from pipeline.coverage import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
@@ -30,26 +32,12 @@ RETRYABLE = frozenset({"no_hits", "retrieval_error", "named_article_missing", "n
 
 
 @dataclass(frozen=True)
-class Resolution:
-    """What DocList said about one act phrase of the question."""
-
-    query: str
-    reason: str
-    candidates: list[dict[str, Any]] = field(default_factory=list)  # nreg, title, abbreviations, indexed, ...
-
-
-@dataclass(frozen=True)
 class RecoveryOutcome:
     doclist_trace: DoclistTrace
     retrieval_retry_request: RetrievalRetryRequest | None
     coverage_gap: CoverageGap | None
     clarification: Clarification | None
     note: str
-
-
-def _label(c: dict[str, Any]) -> str:
-    abbrevs = c.get("abbreviations") or []
-    return str(abbrevs[0]) if abbrevs else str(c.get("title") or c.get("nreg"))
 
 
 def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previous: RetrievalRetryRequest | None,
@@ -59,36 +47,36 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
     if gate_decision is None:
         return RecoveryOutcome(DoclistTrace(note="gate_decision missing or corrupt: forwarded (fail-safe)"),
                                previous, None, None, "fail_safe_forward")
-    cue_rows: list[dict[str, Any]] = [
-        {"query": c.matched, "reason": ACT_FOUND_AND_INDEXED if c.indexed else ACT_FOUND_IN_CATALOG_NOT_INDEXED,
-         "candidates": [{"nreg": c.nreg, "title": c.title, "indexed": c.indexed}]} for c in profile.act_hints]
-    phrase_rows: list[dict[str, Any]] = [
-        {"query": r.query, "reason": r.reason, "candidates": r.candidates} for r in resolutions]
-    trace = DoclistTrace(resolutions=cue_rows + phrase_rows)
+    # The acts U2 bound are recorded as DocList would have answered them, beside what DocList said of the rest.
+    cue_rows = [Resolution(query=c.matched,
+                           reason=ACT_FOUND_AND_INDEXED if c.indexed else ACT_FOUND_IN_CATALOG_NOT_INDEXED,
+                           candidates=[ResolutionCandidate(nreg=c.nreg, title=c.title, indexed=c.indexed)])
+                for c in profile.act_hints]
+    trace = DoclistTrace(resolutions=[*cue_rows, *resolutions])
 
-    gap_acts: list[dict[str, str]] = []
+    gap_acts: list[GapAct] = []
     gap_reason = ""
     found_hints: list[str] = []
-    for row in cue_rows + phrase_rows:
-        first = row["candidates"][0] if row["candidates"] else None
-        if first and any(a["nreg"] == str(first["nreg"]) for a in gap_acts):
+    for row, asked_doclist in [*((r, False) for r in cue_rows), *((r, True) for r in resolutions)]:
+        first = row.candidates[0] if row.candidates else None
+        if first and any(a.nreg == first.nreg for a in gap_acts):
             continue  # the same act named twice (abbreviation and title) is one gap
-        if row["reason"] == ACT_FOUND_IN_CATALOG_NOT_INDEXED and first:
-            gap_acts.append({"nreg": str(first["nreg"]), "title": str(first.get("title") or first["nreg"])})
+        if row.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED and first:
+            gap_acts.append(GapAct(nreg=first.nreg, title=first.title or first.nreg))
             gap_reason = ACT_FOUND_IN_CATALOG_NOT_INDEXED
-        elif row["reason"] == ACT_NOT_FOUND_IN_CATALOG:
-            gap_acts.append({"nreg": "", "title": str(row["query"])})
+        elif row.reason == ACT_NOT_FOUND_IN_CATALOG:
+            gap_acts.append(GapAct(nreg="", title=row.query))
             gap_reason = gap_reason or ACT_NOT_FOUND_IN_CATALOG
-        elif row["reason"] == ACT_FOUND_AND_INDEXED and first and row in phrase_rows:
-            found_hints.append(str(first["nreg"]))
+        elif row.reason == ACT_FOUND_AND_INDEXED and first and asked_doclist:
+            found_hints.append(first.nreg)
     gap = CoverageGap(reason=gap_reason, acts=gap_acts) if gap_acts else None
 
     ambiguous = next((r for r in resolutions if r.reason == AMBIGUOUS_ACT_MATCH and r.candidates), None)
     answered = clarification is not None and clarification.answer_nreg is not None
     if ambiguous is not None and not answered:
         # Ambiguity deferral (seed 001): retrying retrieval before the user says which act wastes tokens.
-        options = [ClarificationOption(nreg=str(c["nreg"]), title=str(c.get("title") or ""), label=_label(c),
-                                       indexed=bool(c.get("indexed"))) for c in ambiguous.candidates[:max_options]]
+        options = [ClarificationOption(nreg=c.nreg, title=c.title, label=c.label, indexed=c.indexed)
+                   for c in ambiguous.candidates[:max_options]]
         asked = Clarification(reason=AMBIGUOUS_ACT_MATCH, about=ambiguous.query, options=options, asked_at=stamp,
                               question=f"Уточніть, будь ласка, який акт ви маєте на увазі під «{ambiguous.query}»: "
                               + "; ".join(f"{o.label} ({o.title})" for o in options) + ".")
@@ -127,8 +115,8 @@ def gap_for_answer(chosen: ClarificationOption, gap: CoverageGap | None) -> Cove
     if chosen.indexed:
         return gap
     acts = list(gap.acts) if gap else []
-    if not any(a.get("nreg", "").lower() == chosen.nreg.lower() for a in acts):
-        acts.append({"nreg": chosen.nreg, "title": chosen.title or chosen.label})
+    if not any(a.nreg.lower() == chosen.nreg.lower() for a in acts):
+        acts.append(GapAct(nreg=chosen.nreg, title=chosen.title or chosen.label))
     return CoverageGap(reason=ACT_FOUND_IN_CATALOG_NOT_INDEXED, acts=acts)
 
 
@@ -146,8 +134,8 @@ def _doclist_unavailable(trace: DoclistTrace, profile: QueryProfile,
         return RecoveryOutcome(trace, request, gap, None, "doclist_unavailable_retry")
     acts = list(gap.acts) if gap else []
     for r in unchecked:
-        if not any(a.get("title") == r.query for a in acts):
-            acts.append({"nreg": "", "title": r.query, "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE})
+        if not any(a.title == r.query for a in acts):
+            acts.append(GapAct(nreg="", title=r.query, reason=ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE))
     declared = CoverageGap(reason=gap.reason if gap and gap.reason else ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE,
                            acts=acts)
     exhausted = RetrievalRetryRequest(

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pipeline.contracts import Answer
-from pipeline.document import read
+from pipeline.context import RunDocument
 from runs.models import Run
 
 
@@ -30,7 +29,7 @@ def conversation_turns(*, org_id: int, user_ref: str, conversation_id: str, befo
             .exclude(pk=exclude_run_id).select_related("context").order_by("-created_at")[:limit])
     turns = []
     for run in runs:
-        answer = read(run.context.document, "answer", Answer) if hasattr(run, "context") else None
+        answer = RunDocument.parse(run.context.document).visible().answer if hasattr(run, "context") else None
         if answer is not None and answer.text.strip():
             turns.append(HistoryTurn(str(run.pk), run.question, answer.text, run.created_at))
     return turns

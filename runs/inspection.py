@@ -15,12 +15,9 @@ from pydantic import ValidationError
 
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from orch.policy import STAGES
-from pipeline.contracts import SECTION_TYPES
-from pipeline.document import MASKED
+from pipeline.context import MASKED, SECTION_TYPES
 from runs.charts import Chart, StageBar, waterfall
 from runs.models import CostLedgerEntry, Run, StageEvent
-
-LINEAGE_KEYS = ("superseded_by", "rerun_of")
 
 
 @dataclass(frozen=True)

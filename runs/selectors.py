@@ -10,8 +10,7 @@ from typing import Any
 from django.db.models import QuerySet, Sum
 
 from lexery.lookups import get_for_org_or_404
-from pipeline.contracts import Answer, Clarification, EvidenceAssembly
-from pipeline.document import read
+from pipeline.context import RunDocument
 from runs.models import CostLedgerEntry, Org, Run, StageEvent
 
 
@@ -32,8 +31,8 @@ def run_cost(*, run: Run) -> dict[str, Any]:
             "completion_tokens": agg["completion_tokens"] or 0, "cached_tokens": agg["cached_tokens"] or 0}
 
 
-def _clarification(doc: dict[str, Any]) -> dict[str, Any] | None:
-    asked = read(doc, "clarification", Clarification)
+def _clarification(ctx: RunDocument) -> dict[str, Any] | None:
+    asked = ctx.clarification
     if asked is None:
         return None
     return {"question": asked.question, "reason": asked.reason, "about": asked.about,
@@ -41,8 +40,8 @@ def _clarification(doc: dict[str, Any]) -> dict[str, Any] | None:
             "answer": asked.answer_nreg, "answered_at": asked.answered_at}
 
 
-def _evidence(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    evidence = read(doc, "evidence_assembly", EvidenceAssembly)
+def _evidence(ctx: RunDocument) -> list[dict[str, Any]]:
+    evidence = ctx.evidence_assembly
     return [{"rank": i.rank, "source": i.source, "score": i.score, "article_ref": i.article_ref, "label": i.label,
              "heading": i.heading} for i in (evidence.items if evidence else [])]
 
@@ -98,7 +97,8 @@ def run_events_view(*, run: Run) -> list[dict[str, Any]]:
 def run_view(*, run: Run) -> dict[str, Any]:
     """The run as clients see it (API and ``ask --json`` print the same object)."""
     doc = run.context.document if hasattr(run, "context") else {}
-    answer = read(doc, "answer", Answer)
+    ctx = RunDocument.parse(doc).visible()
+    answer = ctx.answer
     gap = answer.coverage_gap if answer else None
     return {
         "id": str(run.id),
@@ -108,7 +108,7 @@ def run_view(*, run: Run) -> dict[str, Any]:
         "specialist": run.specialist.slug,
         "user_ref": run.user_ref,
         "conversation_id": run.conversation_id,
-        "evidence": _evidence(doc),
+        "evidence": _evidence(ctx),
         "answer": None if answer is None else {
             "text": answer.text,
             "citations": [{"act_nreg": c.act_nreg, "article": c.article, "article_ref": c.article_ref}
@@ -116,7 +116,7 @@ def run_view(*, run: Run) -> dict[str, Any]:
         },
         "support_level": answer.support_level if answer else None,
         "coverage_gap": gap.model_dump() if gap else doc.get("coverage_gap"),
-        "clarification": _clarification(doc),
+        "clarification": _clarification(ctx),
         "limits": run.limits,
         "error": (public_error(run.error) or (None, None))[1],
         "error_code": (public_error(run.error) or (None, None))[0],

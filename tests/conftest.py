@@ -75,3 +75,27 @@ def broker(settings: Any) -> Iterator[redis.Redis]:
     with celery_broker(BROKER_URL):
         yield client
     client.flushdb()
+
+
+@pytest.fixture(autouse=True)
+def run_documents_round_trip() -> Iterator[None]:
+    """Every RunContext document a test stores parses into ``RunDocument`` and dumps back unchanged: the typed
+    model is lossless for every document the suite produces, not only the ones written for its own test."""
+    import json
+
+    from django.db.models.signals import post_save
+
+    from pipeline.context import RunDocument
+    from runs.models import RunContext
+
+    lost: list[str] = []
+
+    def check(sender: type[RunContext], instance: RunContext, **kwargs: Any) -> None:
+        stored = json.loads(json.dumps(instance.document))  # what the JSON column holds
+        if RunDocument.parse(stored).dump() != stored:
+            lost.append(f"run {instance.run_id}: {sorted(stored)}")
+
+    post_save.connect(check, sender=RunContext, weak=False, dispatch_uid="run-documents-round-trip")
+    yield
+    post_save.disconnect(sender=RunContext, dispatch_uid="run-documents-round-trip")
+    assert not lost, f"RunDocument lost data on: {lost}"

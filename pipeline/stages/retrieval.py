@@ -11,7 +11,8 @@ chunks (a bounded few) as hits with the article's score.
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Protocol, Required, TypedDict
 
 from knowledge.chunking import is_placeholder_title
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
@@ -40,22 +41,47 @@ EXACT_SCORE = 1.0  # an article the user named outranks anything similarity find
 DEFINITION_SCORE = 0.9
 
 
+class ChunkPayload(TypedDict, total=False):
+    """A chunk's payload in LLDBI (DESIGN §6; written by ``knowledge.services.chunk_payload``): refs and the
+    article's identity, never its text. A point of the defined-terms collection adds ``term`` and ``term_key``."""
+
+    chunk_key: Required[str]
+    act_nreg: Required[str]
+    article: Required[str]
+    act_nreg_key: str
+    act_title: str
+    act_abbrev: str | None
+    act_label: str
+    article_ref: str
+    heading: str | None
+    ordinal: int
+    r2_key: str
+    url: str | None
+    chars: int
+    text_sig: str | None  # the same text under two acts (an amending act quoting a code) folds into one
+    term: str
+    term_key: str
+
+
+Ranked = list[tuple[ChunkPayload, float]]
+
+
 class SearchPort(Protocol):
     @property
     def embed_model(self) -> str: ...
 
-    def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked: ...
 
-    def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
+    def lexical(self, query: str, act_nregs: list[str], limit: int) -> Ranked: ...
 
-    def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
+    def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked: ...
 
-    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[dict[str, Any]]: ...
+    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[ChunkPayload]: ...
 
-    def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[dict[str, Any], float]]: ...
+    def definitions(self, term: str, act_nregs: list[str], limit: int) -> Ranked: ...
 
 
-def _hit(payload: dict[str, Any], score: float, channel: str, step: int,
+def _hit(payload: ChunkPayload, score: float, channel: str, step: int,
          ranks: tuple[int | None, int | None] = (None, None)) -> Hit:
     return Hit(chunk_key=payload["chunk_key"], act_nreg=payload["act_nreg"], act_title=payload["act_title"],
                act_label=payload.get("act_label") or payload["article_ref"].rsplit(" ст. ", 1)[0],
@@ -64,14 +90,11 @@ def _hit(payload: dict[str, Any], score: float, channel: str, step: int,
                step=step, lexical_rank=ranks[0], dense_rank=ranks[1])
 
 
-def article_key(payload: dict[str, Any]) -> str:
+def article_key(payload: Mapping[str, object]) -> str:
     return f"{str(payload['act_nreg']).lower()}#{payload['article']}"
 
 
-Ranked = list[tuple[dict[str, Any], float]]
-
-
-Fused = list[tuple[list[dict[str, Any]], float, str, tuple[int | None, int | None]]]
+Fused = list[tuple[list[ChunkPayload], float, str, tuple[int | None, int | None]]]
 
 
 def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
@@ -80,7 +103,7 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     """Articles by weighted RRF, each with its matched chunks (best first), the channels that found it and its
     rank in the lexical and the dense list."""
     scores: dict[str, float] = {}
-    chunks: dict[str, dict[str, dict[str, Any]]] = {}
+    chunks: dict[str, dict[str, ChunkPayload]] = {}
     channels: dict[str, list[str]] = {}
     dense_rank: dict[str, int] = {}
     lexical_rank: dict[str, int] = {}
@@ -111,13 +134,13 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
              (lexical_rank.get(k), dense_rank.get(k))) for k in order]
 
 
-def _principal(payload: dict[str, Any]) -> tuple[bool, bool]:
+def _principal(payload: ChunkPayload) -> tuple[bool, bool]:
     """Which copy of a text to show: an act with a real title before a placeholder, a code before another act."""
     title = str(payload.get("act_title") or "")
     return (not is_placeholder_title(title), "кодекс" in title.lower())
 
 
-def _one_per_text(order: list[str], first: dict[str, dict[str, Any]], limit: int) -> list[str]:
+def _one_per_text(order: list[str], first: dict[str, ChunkPayload], limit: int) -> list[str]:
     """The first ``limit`` articles with copies of one text (same ``text_sig``) folded into one: it keeps the best
     rank and shows the principal copy (an amending act quotes a code's article word for word; the scale corpus
     holds three copies of КУпАП)."""

@@ -75,7 +75,7 @@ def verify(draft: Draft, prompt: AssembledPrompt, labels: Mapping[str, str], cov
     snippets, to catch a user's words cited as an article's."""
     refs = evidence_refs(prompt)
     evidence = citation_keys(refs, labels)
-    missing_acts = {a["nreg"].lower() for a in (coverage_gap.acts if coverage_gap else []) if a.get("nreg")}
+    missing_acts = {a.nreg.lower() for a in (coverage_gap.acts if coverage_gap else []) if a.nreg}
     posing = user_text_lines(draft.text, user_texts=user_texts, law_texts=law_texts,
                              cited=lambda t: find_citations(t, labels, titles=titles, evidence=refs))
     checks: dict[str, CitationCheck] = {}

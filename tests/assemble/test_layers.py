@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from assemble.layers import (
     LAYER_ORDER,
     LAYER_SEPARATOR,
+    AssembledLayers,
     Layer,
     PromptBudgetExceeded,
     assemble_layers,
@@ -39,17 +41,18 @@ def layers(profile: SpecialistProfile = PROFILE, blocks: list[SourceBlock] = BLO
                              corrections=[CORRECTION] if corrections is None else corrections, crisis=crisis)
 
 
-def manifest_by_id(result) -> dict[str, dict]:  # type: ignore[no-untyped-def]
-    return {m["id"]: m for m in result.layer_manifest}
+def manifest_by_id(result: AssembledLayers) -> dict[str, dict[str, Any]]:
+    """The manifest as stored (seed 004's camelCase keys), by layer."""
+    return {m.id: m.model_dump(mode="json", by_alias=True) for m in result.layer_manifest}
 
 
 def test_layers_come_in_priority_order_and_absent_ones_are_omitted() -> None:
     # given no crisis and no skill text
     result = assemble_layers(layers(), total_tokens=8000, layer_budgets=BIG, count=count_tokens)
     # then
-    ids = [m["id"] for m in result.layer_manifest]
+    ids = [m.id for m in result.layer_manifest]
     assert ids == ["red_lines", "directives", "soul", "role", "kb", "correction", "response_contract"]
-    assert [m["priority"] for m in result.layer_manifest] == [LAYER_ORDER.index(i) for i in ids]
+    assert [m.priority for m in result.layer_manifest] == [LAYER_ORDER.index(i) for i in ids]
     positions = [result.assembled_context.index(s) for s in (RED, "- Посилайся на статті.", SOUL,
                                                               "<kb_context>", '<correction id="7">')]
     assert positions == sorted(positions)
@@ -58,13 +61,13 @@ def test_layers_come_in_priority_order_and_absent_ones_are_omitted() -> None:
 def test_a_crisis_layer_when_given_sits_right_after_the_red_lines() -> None:
     result = assemble_layers(layers(crisis="Якщо людині загрожує небезпека, дай номер 112."), total_tokens=8000,
                              layer_budgets=BIG, count=count_tokens)
-    assert [m["id"] for m in result.layer_manifest][:3] == ["red_lines", "crisis", "directives"]
+    assert [m.id for m in result.layer_manifest][:3] == ["red_lines", "crisis", "directives"]
     assert manifest_by_id(result)["crisis"]["neverTruncate"] is True
 
 
 def test_nothing_is_cut_when_everything_fits_and_the_context_joins_the_full_layers() -> None:
     result = assemble_layers(layers(), total_tokens=8000, layer_budgets=BIG, count=count_tokens)
-    assert not any(m["truncated"] for m in result.layer_manifest)
+    assert not any(m.truncated for m in result.layer_manifest)
     kb = kb_layer(BLOCKS, None)
     assert kb is not None and kb.render(len(BLOCKS)) in result.assembled_context
     assert result.assembled_context.count(LAYER_SEPARATOR) >= len(result.layer_manifest) - 1
@@ -78,7 +81,7 @@ def test_the_manifest_carries_exact_counts_budgets_and_kb_source_refs() -> None:
     assert m["red_lines"]["tokenBudget"] is None and m["response_contract"]["tokenBudget"] is None
     assert m["response_contract"]["neverTruncate"]
     # the kb's budget is its own, less the room the never-truncated layers and the separators take
-    never = sum(x["tokenCount"] for x in result.layer_manifest if x["neverTruncate"])
+    never = sum(x.token_count for x in result.layer_manifest if x.never_truncate)
     seps = count_tokens(LAYER_SEPARATOR) * (len(result.layer_manifest) - 1)
     assert m["kb"]["tokenBudget"] == 8000 - never - seps
     assert m["kb"]["sourceRefs"] == [b.article_ref for b in BLOCKS]
@@ -109,11 +112,11 @@ def test_under_a_tiny_budget_the_never_truncated_layers_survive_whole_and_the_lo
 @pytest.mark.parametrize("budget", [600, 450, 350, 250])
 def test_truncation_never_cuts_a_higher_priority_layer_while_a_lower_one_still_has_text(budget: int) -> None:
     result = assemble_layers(layers(), total_tokens=budget, layer_budgets=BIG, count=count_tokens)
-    truncatable = [m for m in result.layer_manifest if not m["neverTruncate"]]
-    cut = [m["truncated"] for m in truncatable]
+    truncatable = [m for m in result.layer_manifest if not m.never_truncate]
+    cut = [m.truncated for m in truncatable]
     # once a layer (in priority order) is cut, every lower-priority one is cut or gone too
     first = cut.index(True) if True in cut else len(cut)
-    assert all(cut[first:]), [(m["id"], m["truncated"]) for m in truncatable]
+    assert all(cut[first:]), [(m.id, m.truncated) for m in truncatable]
     assert result.total_tokens <= budget
 
 

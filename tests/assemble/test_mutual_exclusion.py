@@ -76,8 +76,8 @@ def test_on_red_lines_stay_whole_under_a_tiny_budget_and_the_kb_still_appears_ex
     # given a budget that holds the never-truncated layers and one source: the kb is cut, not dropped (420 tokens
     # with the legacy writer's rules, 112 tokens, plus the answer rules the layered prompt adds)
     prompt = render("layered", total=420 + count_tokens(LAYERED_WRITER_INSTRUCTIONS, "gpt-4o-mini") - 112)
-    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
-    assert manifest["kb"]["truncated"] and manifest["kb"]["included"]
+    manifest = {m.id: m for m in prompt.layer_manifest or []}
+    assert manifest["kb"].truncated and manifest["kb"].included
     assert FULL_SPECIALIST.red_lines in prompt.messages[0].content
     assert occurrences(prompt, FULL_SPECIALIST.soul) == 1
     assert occurrences(prompt, KB_OPEN) == 1 and occurrences(prompt, KB_CLOSE) == 1

@@ -20,7 +20,7 @@ from flags.models import FeatureFlag, FlagOverride
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from llm.types import Message
 from pipeline.contracts import AssembledPrompt, Intake
-from pipeline.document import read
+from pipeline.document import dump, read
 from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent
 from tests.conftest import post_run
 from tests.factories import SpecialistFactory
@@ -64,8 +64,8 @@ def test_by_default_a_run_takes_the_legacy_path_and_u10_says_so(api, specialist,
     event = u10(run)
     assert event.detail["assembler"] == "legacy" and event.detail["prompt_matches_u9"] is True
     prompt = assembled(run)
-    assert prompt.meta["assembler"] == "legacy" and prompt.layer_manifest is None
-    assert "prompt_assembler_version" not in prompt.meta
+    assert prompt.meta.assembler == "legacy" and prompt.layer_manifest is None
+    assert "prompt_assembler_version" not in dump(prompt)["meta"]
 
 
 @pytest.mark.django_db
@@ -83,10 +83,10 @@ def test_an_override_for_one_specialist_routes_only_that_specialists_runs_throug
     assert u10(on).detail["assembler"] == "layered" and u10(off).detail["assembler"] == "legacy"
     assert u10(on).detail["prompt_assembler_version"] == 1
     layered = assembled(on)
-    assert layered.meta["prompt_assembler_version"] == 1 and layered.layer_manifest
-    assert [m["id"] for m in layered.layer_manifest][:3] == ["red_lines", "directives", "soul"]
-    kb = next(m for m in layered.layer_manifest if m["id"] == "kb")
-    assert kb["sourceRefs"] == [r.article_ref for r in layered.law_source_refs]
+    assert layered.meta.prompt_assembler_version == 1 and layered.layer_manifest
+    assert [m.id for m in layered.layer_manifest][:3] == ["red_lines", "directives", "soul"]
+    kb = next(m for m in layered.layer_manifest if m.id == "kb")
+    assert kb.source_refs == [r.article_ref for r in layered.law_source_refs]
     assert assembled(off).layer_manifest is None
 
 
@@ -102,8 +102,8 @@ def test_a_finished_runs_prompt_replays_from_its_context_and_snippets_to_the_sam
     replayed = run_writer_prompt(run=run)
     again = run_writer_prompt(run=run)
     # then it is what U10 sent, byte for byte, and what U9 measured
-    assert replayed.sha256 == again.sha256 == event.detail["prompt_sha256"] == assembled(run).meta["prompt_sha256"]
-    assert replayed.total_tokens == event.detail["prompt_tokens"] == assembled(run).meta["prompt_tokens"]
+    assert replayed.sha256 == again.sha256 == event.detail["prompt_sha256"] == assembled(run).meta.prompt_sha256
+    assert replayed.total_tokens == event.detail["prompt_tokens"] == assembled(run).meta.prompt_tokens
     assert replayed.layer_manifest == assembled(run).layer_manifest
     writer = CostLedgerEntry.objects.filter(run=run, role="writer").order_by("attempt").first()
     assert writer is not None and writer.prompt_tokens == replayed.total_tokens  # offline bills exact counts
@@ -168,8 +168,8 @@ def test_corrections_enter_the_layered_prompt_and_a_run_replays_the_ones_it_used
     switch_on(specialist)
     run = ask(api, django_capture_on_commit_callbacks)
     prompt = assembled(run)
-    layer = next(m for m in prompt.layer_manifest or [] if m["id"] == "correction")
-    assert layer["sourceRefs"] == [f"correction:{fix.pk}"] and prompt.meta["correction_ids"] == [fix.pk]
+    layer = next(m for m in prompt.layer_manifest or [] if m.id == "correction")
+    assert layer.source_refs == [f"correction:{fix.pk}"] and prompt.meta.correction_ids == [fix.pk]
     # when the operator retires it after the run
     fix.active = False
     fix.save()

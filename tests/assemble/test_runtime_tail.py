@@ -55,14 +55,14 @@ def test_a_large_persona_and_a_full_context_never_cut_the_writer_rules() -> None
                             budgets=layer_budgets(budget.total_tokens, budget.evidence_tokens),
                             count=count_tokens, block_tokens=tokens)
     system = prompt.messages[0].content
-    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
+    manifest = {m.id: m for m in prompt.layer_manifest or []}
     # then the rules are there whole, the persona too, and the kb is what gave way (by whole sources)
     assert WRITER_INSTRUCTIONS in system
     assert CONTRACT in system
     assert PERSONA in system
     contract = manifest["response_contract"]
-    assert contract["neverTruncate"] is True and not contract["truncated"] and contract["tokenBudget"] is None
-    assert manifest["kb"]["truncated"] and manifest["kb"]["included"]
+    assert contract.never_truncate is True and not contract.truncated and contract.token_budget is None
+    assert manifest["kb"].truncated and manifest["kb"].included
     assert count_tokens(system) <= budget.total_tokens
 
 
@@ -77,8 +77,8 @@ def test_the_kb_layer_is_held_to_what_the_never_truncated_parts_leave() -> None:
     # when
     result = assemble_layers(layers, total_tokens=budget.total_tokens,
                              layer_budgets={"kb": budget.total_tokens}, count=count_tokens)
-    kb = next(m for m in result.layer_manifest if m["id"] == "kb")
+    kb = next(m for m in result.layer_manifest if m.id == "kb")
     # then the budget the kb was held to leaves room for red lines, soul and the response contract
-    assert kb["tokenBudget"] <= budget.total_tokens - never
-    assert kb["tokenCount"] <= kb["tokenBudget"]
+    assert kb.token_budget is not None and kb.token_budget <= budget.total_tokens - never
+    assert kb.token_count <= kb.token_budget
     assert WRITER_INSTRUCTIONS in result.assembled_context

@@ -144,32 +144,32 @@ def assemble(profile: QueryProfile, plan: SearchPlan, triage=None, config=None):
 
 def test_u9_leaves_out_documents_for_a_law_only_question_and_says_so() -> None:
     prompt, _ = assemble(LAW_ONLY, NO_DOCS)
-    assert "channel_skipped:docs" in prompt.meta["warnings"]
+    assert "channel_skipped:docs" in prompt.meta.warnings
     assert {s.source for s in prompt.snippets} == {"lldbi", "memory"}
-    assert prompt.budget["doc_chars"] == 0 and prompt.meta["docs_probe"] is False
-    assert prompt.meta["channels_used"] == [LAW, "memory"]
+    assert prompt.budget.doc_chars == 0 and prompt.meta.docs_probe is False
+    assert prompt.meta.channels_used == [LAW, "memory"]
 
 
 def test_mixed_evidence_is_packed_per_channel_with_provenance_and_only_law_feeds_law_source_refs() -> None:
     prompt, blocks = assemble(MIXED, WITH_DOCS)
     assert [s.source for s in prompt.snippets] == ["lldbi", "doc", "memory"]  # law first, then by score
-    assert prompt.budget["law_chars"] == prompt.budget["doc_chars"] == prompt.budget["memory_chars"] == len(TEXT)
+    assert prompt.budget.law_chars == prompt.budget.doc_chars == prompt.budget.memory_chars == len(TEXT)
     assert [r.article_ref for r in prompt.law_source_refs] == ["КЗпП ст. 1"]
     assert [b.article_ref for b in blocks] == ["КЗпП ст. 1", "doc:2", "memory:3"]
     assert all(s.r2_key == f"{s.source}-{s.rank}" for s in prompt.snippets)
-    assert prompt.meta["triage_model"] == "deterministic"
+    assert prompt.meta.triage_model == "deterministic"
 
 
 def test_a_channel_with_no_share_in_the_mode_holds_nothing() -> None:
     # given a config that gives documents no room in mixed mode
     cfg = AssembleConfig.from_overrides(mode_shares={"mixed": {"doc": 0.0}})
     prompt, _ = assemble(MIXED, WITH_DOCS, config=cfg)
-    assert "dropped_over_budget:doc:2" in prompt.meta["warnings"]
-    assert prompt.budget["doc_chars"] == 0 and prompt.meta["budget_tokens"]["doc"] == 0
+    assert "dropped_over_budget:doc:2" in prompt.meta.warnings
+    assert prompt.budget.doc_chars == 0 and prompt.meta.budget_tokens is not None and prompt.meta.budget_tokens.doc == 0
 
 
 def test_the_model_triage_result_is_recorded_in_meta() -> None:
     triage = with_model(lambda m: reply('{"channels": ["lldbi_chunks", "docs"]}'))
     prompt, _ = assemble(MIXED, WITH_DOCS, triage=triage)
-    assert prompt.meta["triage_model"] == "gpt-4o-mini"
-    assert prompt.meta["channels_used"] == [LAW, "docs"] and "channel_skipped:memory" in prompt.meta["warnings"]
+    assert prompt.meta.triage_model == "gpt-4o-mini"
+    assert prompt.meta.channels_used == [LAW, "docs"] and "channel_skipped:memory" in prompt.meta.warnings

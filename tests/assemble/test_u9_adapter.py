@@ -79,8 +79,8 @@ def test_a_snippet_that_cannot_be_loaded_is_excluded_and_u9_says_so(store: Snipp
     # when
     prompt = prompt_of(run_u9(document(), env(store, layered=False)))
     # then
-    assert f"snippet_load_failed:{KEYS[1]}" in prompt.meta["warnings"]
-    assert f"evidence_excluded:{REFS[1]}" in prompt.meta["warnings"]
+    assert f"snippet_load_failed:{KEYS[1]}" in prompt.meta.warnings
+    assert f"evidence_excluded:{REFS[1]}" in prompt.meta.warnings
     assert [s.article_ref for s in prompt.snippets] == [REFS[0], REFS[2]]
     assert [r.article_ref for r in prompt.law_source_refs] == [REFS[0], REFS[2]]
 
@@ -101,12 +101,12 @@ def test_on_the_layered_path_u9_sizes_the_evidence_to_the_room_the_kb_layer_has(
     # when
     prompt = prompt_of(run_u9(document(), env(store, layered=True)))
     # then U9 cut the evidence to the kb layer's room at sentence ends, and the kb layer dropped no source
-    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
-    assert manifest["kb"]["included"] and not manifest["kb"]["truncated"]
-    assert manifest["kb"]["sourceRefs"] == [s.article_ref for s in prompt.snippets]
+    manifest = {m.id: m for m in prompt.layer_manifest or []}
+    assert manifest["kb"].included and not manifest["kb"].truncated
+    assert manifest["kb"].source_refs == [s.article_ref for s in prompt.snippets]
     assert any(s.truncated_to_chars for s in prompt.snippets) or len(prompt.snippets) < len(REFS)
-    assert [r.article_ref for r in prompt.law_source_refs] == manifest["kb"]["sourceRefs"]
-    assert prompt.meta["prompt_tokens"] <= ENVELOPE + count_tokens("Питання: Скільки триває відпустка?")
+    assert [r.article_ref for r in prompt.law_source_refs] == manifest["kb"].source_refs
+    assert (prompt.meta.prompt_tokens or 0) <= ENVELOPE + count_tokens("Питання: Скільки триває відпустка?")
 
 
 @pytest.mark.django_db
@@ -123,14 +123,15 @@ def test_on_the_layered_path_u11_checks_against_exactly_the_sources_the_kb_layer
     # when the layered assembler builds the prompt from it
     prompt = _u9_layered(env(store, layered=True), legacy, blocks, intake_, "law", None, assemble_config())
     # then
-    manifest = {m["id"]: m for m in prompt.layer_manifest or []}
-    kept = manifest["kb"]["sourceRefs"]
+    manifest = {m.id: m for m in prompt.layer_manifest or []}
+    kept = manifest["kb"].source_refs or []
     assert 0 < len(kept) < len(prompt.snippets)
     assert [r.article_ref for r in prompt.law_source_refs] == kept
-    assert [w for w in prompt.meta["warnings"] if w.startswith("kb_layer_truncated:")] == [
+    assert [w for w in prompt.meta.warnings if w.startswith("kb_layer_truncated:")] == [
         f"kb_layer_truncated:{s.article_ref}" for s in prompt.snippets if s.article_ref not in kept]
-    assert prompt.meta["prompt_tokens"] <= ENVELOPE + count_tokens("Питання: Скільки триває відпустка?")
-    assert prompt.meta["layer_budget"]["total"] == ENVELOPE and prompt.meta["correction_ids"] == []
+    assert (prompt.meta.prompt_tokens or 0) <= ENVELOPE + count_tokens("Питання: Скільки триває відпустка?")
+    assert prompt.meta.layer_budget is not None and prompt.meta.layer_budget.total == ENVELOPE
+    assert prompt.meta.correction_ids == []
 
 
 @pytest.mark.django_db

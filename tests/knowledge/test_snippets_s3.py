@@ -250,5 +250,5 @@ def test_u9_on_a_stalled_store_assembles_without_the_snippets_and_says_why(
     assert time.monotonic() - started < 10
     assert [s.article_ref for s in prompt.snippets] == [REFS[0]]
     for key, ref in zip(U9_KEYS[1:], REFS[1:], strict=True):
-        assert f"snippet_load_failed:{key}" in prompt.meta["warnings"]
-        assert f"evidence_excluded:{ref}" in prompt.meta["warnings"]
+        assert f"snippet_load_failed:{key}" in prompt.meta.warnings
+        assert f"evidence_excluded:{ref}" in prompt.meta.warnings

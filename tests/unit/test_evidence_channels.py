@@ -144,7 +144,7 @@ def test_u9_renders_a_doc_chunk_in_its_channel_with_its_kind_and_keeps_it_out_of
     assert [(s.source, s.article_ref) for s in prompt.snippets] == [("lldbi", "КЗпП ст. 75"),
                                                                    ("doc", "doc:договір.txt#1")]
     assert [r.article_ref for r in prompt.law_source_refs] == ["КЗпП ст. 75"]
-    assert prompt.budget["doc_chars"] == len(DOC_TEXT) and "docs" in prompt.meta["channels_used"]
+    assert prompt.budget.doc_chars == len(DOC_TEXT) and "docs" in prompt.meta.channels_used
     kb = legacy_messages(profile=SpecialistProfile(slug="x"), blocks=blocks, question="q")[1].content
     assert '<source ref="doc:договір.txt#1" kind="doc" r2_key="docs/1/d/c0.txt">' in kb
     assert '<source ref="КЗпП ст. 75" r2_key="law/75/0">' in kb  # law markup unchanged (golden files)

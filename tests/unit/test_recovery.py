@@ -116,9 +116,10 @@ def test_an_act_not_indexed_is_a_coverage_gap_without_a_retry() -> None:
     # then
     assert out.coverage_gap is not None
     assert out.coverage_gap.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
-    assert out.coverage_gap.acts == [{"nreg": "2755-17", "title": "Податковий кодекс України"}]
+    assert [a.model_dump() for a in out.coverage_gap.acts] == [
+        {"nreg": "2755-17", "title": "Податковий кодекс України"}]
     assert out.retrieval_retry_request is None
-    assert [r["reason"] for r in out.doclist_trace.resolutions] == [ACT_FOUND_AND_INDEXED,
+    assert [r.reason for r in out.doclist_trace.resolutions] == [ACT_FOUND_AND_INDEXED,
                                                                     ACT_FOUND_IN_CATALOG_NOT_INDEXED]
 
 
@@ -188,6 +189,7 @@ PROCEDURAL = [{"nreg": "1618-15", "title": "Цивільний процесуа�
                "indexed": True},
               {"nreg": "4651-17", "title": "Кримінальний процесуальний кодекс України", "abbreviations": ["КПК"],
                "indexed": True}]
+AMBIGUOUS = Resolution(query="процесуального кодексу", reason=AMBIGUOUS_ACT_MATCH, candidates=PROCEDURAL)
 
 
 def unresolved(phrase: str) -> QueryProfile:
@@ -196,7 +198,7 @@ def unresolved(phrase: str) -> QueryProfile:
 
 def test_an_ambiguous_act_defers_retrieval_and_asks_which_act_is_meant():
     out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
-                  previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                  previous=None, resolutions=[AMBIGUOUS],
                   clarification=None, max_options=6, retry_max=1, now=NOW)
 
     assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "deferred"
@@ -207,13 +209,13 @@ def test_an_ambiguous_act_defers_retrieval_and_asks_which_act_is_meant():
 
 def test_an_answered_clarification_is_not_asked_again():
     asked = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
-                    previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                    previous=None, resolutions=[AMBIGUOUS],
                     clarification=None, max_options=2, retry_max=1, now=NOW).clarification
     assert asked is not None and len(asked.options) == 2  # bounded by max_options
     answered = asked.model_copy(update={"answer_nreg": "1618-15"})
 
     out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("процесуального кодексу"),
-                  previous=None, resolutions=[Resolution("процесуального кодексу", AMBIGUOUS_ACT_MATCH, PROCEDURAL)],
+                  previous=None, resolutions=[AMBIGUOUS],
                   clarification=answered, max_options=6, retry_max=1, now=NOW)
 
     assert out.clarification is None
@@ -222,18 +224,20 @@ def test_an_answered_clarification_is_not_asked_again():
 
 def test_an_act_missing_from_the_catalog_is_a_coverage_gap_named_by_the_users_words():
     out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("Закон про неіснуюче"),
-                  previous=None, resolutions=[Resolution("Закон про неіснуюче", ACT_NOT_FOUND_IN_CATALOG)],
+                  previous=None,
+                  resolutions=[Resolution(query="Закон про неіснуюче", reason=ACT_NOT_FOUND_IN_CATALOG)],
                   clarification=None, max_options=6, retry_max=1, now=NOW)
 
     assert out.coverage_gap is not None and out.coverage_gap.reason == ACT_NOT_FOUND_IN_CATALOG
-    assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче"}]
+    assert [a.model_dump() for a in out.coverage_gap.acts] == [{"nreg": "", "title": "Закон про неіснуюче"}]
     assert out.retrieval_retry_request is None
 
 
 def test_an_indexed_act_found_by_doclist_seeds_a_rerun_with_that_act():
     found = [{"nreg": "504/96-ВР", "title": "Про відпустки", "indexed": True}]
     out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("закон про відпустки"),
-                  previous=None, resolutions=[Resolution("закон про відпустки", ACT_FOUND_AND_INDEXED, found)],
+                  previous=None,
+                  resolutions=[Resolution(query="закон про відпустки", reason=ACT_FOUND_AND_INDEXED, candidates=found)],
                   clarification=None, max_options=6, retry_max=1, now=NOW)
 
     assert out.retrieval_retry_request is not None and out.retrieval_retry_request.state == "pending"
@@ -259,8 +263,8 @@ def test_doclist_unavailable_is_retried_within_the_bound_then_declared_as_a_gap(
     else:
         assert out.coverage_gap is not None
         assert out.coverage_gap.reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE
-        assert out.coverage_gap.acts == [{"nreg": "", "title": "Закон про неіснуюче",
-                                          "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE}]
+        assert [a.model_dump() for a in out.coverage_gap.acts] == [
+            {"nreg": "", "title": "Закон про неіснуюче", "reason": ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE}]
 
 
 # --- what a seeded rerun searches (pipeline/stages/planning.plan_retry) -------------------------------------

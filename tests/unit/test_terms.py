@@ -114,9 +114,9 @@ def test_a_short_follow_up_is_searched_with_the_previous_question() -> None:
 
 
 def test_copies_of_one_text_are_folded_into_the_principal_act() -> None:
-    from pipeline.stages.retrieval import fuse
+    from pipeline.stages.retrieval import ChunkPayload, fuse
 
-    def payload(nreg: str, title: str, sig: str | None, article: str = "129") -> dict[str, object]:
+    def payload(nreg: str, title: str, sig: str | None, article: str = "129") -> ChunkPayload:
         return {"chunk_key": f"{nreg}#st{article}#c0", "act_nreg": nreg, "article": article, "act_title": title,
                 "text_sig": sig}
 

@@ -69,14 +69,14 @@ def test_top_ranked_snippet_stays_whole_and_a_lower_one_is_cut_at_a_sentence_end
 
 def test_a_snippet_is_dropped_with_a_warning_when_the_room_left_is_too_small(small_budget: int) -> None:
     prompt, blocks = assemble(ITEMS, TEXTS)
-    assert "dropped_over_budget:КЗпП ст. 36" in prompt.meta["warnings"]
+    assert "dropped_over_budget:КЗпП ст. 36" in prompt.meta.warnings
     assert [b.article_ref for b in blocks] == ["КЗпП ст. 75", "КЗпП ст. 74"]
     assert "КЗпП ст. 36" not in {r.article_ref for r in prompt.law_source_refs}
 
 
 def test_included_snippets_never_exceed_the_room_law_has(small_budget: int) -> None:
     prompt, blocks = assemble(ITEMS, TEXTS)
-    room = prompt.meta["channel_budget_tokens"]["law"]
+    room = prompt.meta.channel_budget_tokens["law"]
     assert sum(s.tokens for s in prompt.snippets) <= room
     assert sum(count_tokens(render_source(b)) for b in blocks) <= room
 
@@ -86,8 +86,9 @@ def test_a_law_question_with_no_memory_or_history_gives_law_their_shares(small_b
     # given law evidence only: the memory (0.05) and history (0.15) shares of the 500-token envelope have nothing
     prompt, _ = assemble(ITEMS, TEXTS)
     # then law may spend the whole envelope, not its 0.8 share — and does
-    assert prompt.meta["channel_budget_tokens"] == {"law": 500, "memory": 0, "doc": 0, "history": 0}
-    assert prompt.meta["budget_tokens"]["law"] == small_budget  # the mode's own cap stays on record
+    assert prompt.meta.channel_budget_tokens == {"law": 500, "memory": 0, "doc": 0, "history": 0}
+    assert prompt.meta.budget_tokens is not None
+    assert prompt.meta.budget_tokens.law == small_budget  # the mode's own cap stays on record
     assert sum(s.tokens for s in prompt.snippets) > small_budget
 
 
@@ -109,12 +110,12 @@ def test_the_signal_weights_split_an_unused_channels_share_between_the_channels_
     by_prior = mixed_prompt({"prior": 1.0, "score": 0.0, "volume": 0.0, "explicit": 0.0})
     by_score = mixed_prompt({"prior": 0.0, "score": 1.0, "volume": 0.0, "explicit": 0.0})
     # then the freed 3200 tokens go to law and memory in proportion to their triage scores
-    rooms = by_prior.meta["channel_budget_tokens"]
+    rooms = by_prior.meta.channel_budget_tokens
     assert rooms["doc"] == rooms["history"] == 0 and rooms["law"] + rooms["memory"] == 8000
     assert rooms == {"law": 4000 + 2667, "memory": 800 + 533, "doc": 0, "history": 0}  # priors 0.5 : 0.1
     # and other weights split it otherwise: the weights shape the budget, not only the order
-    assert by_score.meta["channel_budget_tokens"] != rooms
-    assert sum(by_score.meta["channel_budget_tokens"].values()) == 8000
+    assert by_score.meta.channel_budget_tokens != rooms
+    assert sum(by_score.meta.channel_budget_tokens.values()) == 8000
 
 
 def test_an_evidence_item_without_stored_text_is_excluded_with_a_warning() -> None:
@@ -123,7 +124,7 @@ def test_an_evidence_item_without_stored_text_is_excluded_with_a_warning() -> No
     # when
     prompt, blocks = assemble(items, {"k75": TEXTS["k75"]})
     # then
-    assert prompt.meta["warnings"] == ["evidence_excluded:КЗпП ст. 76"]
+    assert prompt.meta.warnings == ["evidence_excluded:КЗпП ст. 76"]
     assert [b.article_ref for b in blocks] == ["КЗпП ст. 75"]
 
 
@@ -150,7 +151,7 @@ def test_output_keeps_the_seed_000_shape() -> None:
                          ids=["no-gap", "with-coverage-gap"])
 def test_total_tokens_est_is_the_exact_count_of_the_rendered_context(gap: CoverageGap | None) -> None:
     prompt, blocks = assemble(ITEMS, TEXTS, gap)
-    assert prompt.meta["total_tokens_est"] == count_tokens(render_kb_context(blocks, gap))
+    assert prompt.meta.total_tokens_est == count_tokens(render_kb_context(blocks, gap))
 
 
 def test_build_blocks_rebuilds_the_very_same_blocks_from_storage(small_budget: int) -> None:
@@ -167,7 +168,7 @@ def test_build_blocks_rebuilds_the_very_same_blocks_from_storage(small_budget: i
 def test_nothing_fits_nothing_is_claimed() -> None:
     prompt, blocks = assemble([], TEXTS)
     assert blocks == [] and prompt.law_source_refs == []
-    assert prompt.meta["channels_used"] == []
+    assert prompt.meta.channels_used == []
 
 
 @pytest.mark.parametrize(

@@ -44,8 +44,8 @@ class Command(BaseCommand):
         w("Layer manifest, flag OFF: none (the legacy path has no layers)")
         w("Layer manifest, flag ON:")
         for layer in (diff.layered.layer_manifest or []) if diff.layered else []:
-            refs = f"  refs={','.join(layer['sourceRefs'])}" if layer.get("sourceRefs") else ""
-            w(f"  {layer['priority']} {layer['id']:<17} tokens={layer['tokenCount']:>5} "
-              f"budget={layer['tokenBudget'] if layer['tokenBudget'] is not None else '-':>5} "
-              f"chars={layer['charCount']:>6} never_truncate={layer['neverTruncate']!s:<5} "
-              f"truncated={layer['truncated']!s:<5}{refs}")
+            refs = f"  refs={','.join(layer.source_refs)}" if layer.source_refs else ""
+            w(f"  {layer.priority} {layer.id:<17} tokens={layer.token_count:>5} "
+              f"budget={layer.token_budget if layer.token_budget is not None else '-':>5} "
+              f"chars={layer.char_count:>6} never_truncate={layer.never_truncate!s:<5} "
+              f"truncated={layer.truncated!s:<5}{refs}")

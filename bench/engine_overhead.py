@@ -1,0 +1,165 @@
+"""The engine's overhead per run against a bare chain of 12 Celery tasks, side by side in one run (issue 11).
+
+Both run on the same Redis broker, the same PostgreSQL database and the same worker pool (one prefork child):
+- engine: runs of the demo question through all twelve stages; overhead = wall time (created → finished) minus the
+  time inside the stages' own code (the sum of the StageEvents' compute_ms);
+- bare: chains of 12 tasks that each lock, read and write one JSONB row and send the next (bench/bare_chain.py).
+Prints p50/p95 of each and the ratio of the medians, and the machine's load. A report, not a test.
+
+    BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/lexery_bench BENCH_BROKER_URL=redis://127.0.0.1:6379/15 \
+        .venv/bin/python bench/engine_overhead.py [--runs 30] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lexery_bench")
+BROKER = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/15")
+os.environ.update({"DATABASE_URL": DB, "CELERY_BROKER_URL": BROKER, "CELERY_TASK_ALWAYS_EAGER": "false",
+                   "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING"), "DJANGO_SETTINGS_MODULE": "lexery.settings"})
+QUESTION = "Скільки календарних днів триває щорічна основна відпустка?"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def prepare() -> None:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    from runs.models import Specialist
+
+    if not Specialist.objects.filter(slug="demo").exists():
+        call_command("seed_demo", stdout=open(os.devnull, "w"))
+    call_command("ingest_demo", stdout=open(os.devnull, "w"))
+    from bench.bare_chain import create_table
+
+    create_table()
+
+
+def start_worker(pool: str) -> subprocess.Popen[bytes]:
+    from engine.specs import ALL_QUEUES
+
+    queues = ",".join((*ALL_QUEUES, "bench"))
+    args = [sys.executable, "-m", "celery", "-A", "lexery", "worker", f"--pool={pool}", "--concurrency=1",
+            "-Q", queues, "-I", "bench.bare_chain", "--without-heartbeat", "--without-gossip", "--without-mingle",
+            "-l", "WARNING"]
+    log = (ROOT / "var" / "bench-worker.log").open("wb")
+    return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_for(predicate, timeout: float) -> None:  # type: ignore[no-untyped-def]  # a bench helper over closures
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise SystemExit("timed out: see var/bench-worker.log")
+
+
+def engine_runs(n: int) -> tuple[list[float], list[float]]:
+    """Runs one after another (no queueing in the numbers): wall ms and overhead ms per run."""
+    from django.db.models import Sum
+
+    from runs.models import Org, Run, Specialist, StageEvent
+    from runs.services import run_create
+
+    sp = Specialist.objects.get(slug="demo")
+    walls, overheads = [], []
+    for _ in range(n):
+        run = run_create(org=Org.objects.get(pk=sp.org_id), specialist=sp, question=QUESTION)
+        wait_for(lambda pk=run.pk: Run.objects.filter(pk=pk, status__in=Run.TERMINAL).exists(), 60)
+        run.refresh_from_db()
+        if run.status != Run.Status.DONE:
+            raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")
+        assert run.finished_at is not None  # a done run has ended
+        wall = (run.finished_at - run.created_at).total_seconds() * 1000
+        compute = StageEvent.objects.filter(run=run).aggregate(s=Sum("compute_ms"))["s"] or 0
+        walls.append(wall)
+        overheads.append(wall - compute)
+    return walls, overheads
+
+
+def bare_chains(n: int) -> list[float]:
+    from django.db import connection
+
+    from bench.bare_chain import TABLE, bare_link
+
+    walls = []
+    for _ in range(n):
+        chain_id = str(uuid.uuid4())
+        with connection.cursor() as cur:
+            cur.execute(f"INSERT INTO {TABLE} (id, doc) VALUES (%s, '{{}}')", [chain_id])
+        bare_link.apply_async(args=[chain_id, 0], queue="bench")
+
+        def finished(chain_id: str = chain_id) -> bool:
+            with connection.cursor() as cur:
+                cur.execute(f"SELECT finished IS NOT NULL FROM {TABLE} WHERE id = %s", [chain_id])
+                return bool(cur.fetchone()[0])
+
+        wait_for(finished, 30)
+        with connection.cursor() as cur:
+            cur.execute(f"SELECT extract(epoch from finished - started) * 1000 FROM {TABLE} WHERE id = %s",
+                        [chain_id])
+            walls.append(float(cur.fetchone()[0]))
+    return walls
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--pool", default="prefork", help="the worker pool both sides run on")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    (ROOT / "var").mkdir(exist_ok=True)
+    prepare()
+    import redis
+
+    redis.Redis.from_url(BROKER).flushdb()
+    worker = start_worker(args.pool)
+    try:
+        time.sleep(3)
+        engine_runs(3), bare_chains(3)  # warm: connections, the search index, the model
+        walls, overheads = engine_runs(args.runs)
+        bare = bare_chains(args.runs)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+    report = {
+        "runs": args.runs, "pool": args.pool, "load_avg_1m": round(os.getloadavg()[0], 2),
+        "engine_wall_ms": {"p50": round(statistics.median(walls), 1), "p95": round(pct(walls, 0.95), 1)},
+        "engine_overhead_ms": {"p50": round(statistics.median(overheads), 1), "p95": round(pct(overheads, 0.95), 1)},
+        "bare_chain_ms": {"p50": round(statistics.median(bare), 1), "p95": round(pct(bare, 0.95), 1)},
+    }
+    report["ratio_p50"] = round(report["engine_overhead_ms"]["p50"] / report["bare_chain_ms"]["p50"], 2)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for label, key in (("engine wall", "engine_wall_ms"), ("engine overhead", "engine_overhead_ms"),
+                           ("bare 12-task chain", "bare_chain_ms")):
+            print(f"{label:<19} p50 {report[key]['p50']:7.1f} ms   p95 {report[key]['p95']:7.1f} ms")
+        print("(overhead = a run's wall time minus the time inside the stages' own code)")
+        print(f"ratio (overhead / bare, p50): {report['ratio_p50']}x   runs={args.runs} pool={args.pool} "
+              f"load(1m)={report['load_avg_1m']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
