@@ -21,6 +21,7 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from kombu.exceptions import ChannelError
 
@@ -103,16 +104,29 @@ def _depth(channel: Any, queue: str) -> int:
 
 
 def _resend_stalled(now: datetime) -> dict[str, int]:
-    shortest = min(_deadline(s) for s in STAGE_SPECS)
-    runs = (Run.objects.filter(status__in=ACTIVE, updated_at__lt=now - shortest)
-            .order_by("updated_at").values_list("pk", flat=True)[:settings.REAPER_BATCH_MAX])
     counts = {"resent": 0, "failed": 0}
     depths = QueueDepths()
-    for run_id in runs:
-        outcome = _reap_run(str(run_id), now, depths)
+    for run_id in _stalled_candidates(now, depths):
+        outcome = _reap_run(run_id, now, depths)
         if outcome:
             counts[outcome] += 1
     return counts
+
+
+def _stalled_candidates(now: datetime, depths: QueueDepths) -> list[str]:
+    """Runs whose current attempt may have stalled, in two reads without locks (``_reap_run`` checks each again
+    under the run's lock): a claimed attempt still running past the shortest deadline, and an attempt sent past it
+    that no worker claimed, whose queue is empty. Runs merely waiting in a busy queue cost nothing here."""
+    cutoff = now - min(_deadline(s) for s in STAGE_SPECS)
+    claimed = (StageEvent.objects.filter(outcome=StageEvent.Outcome.RUNNING, run__status__in=ACTIVE)
+               .filter(Q(claimed_at__lt=cutoff) | Q(claimed_at__isnull=True, started_at__lt=cutoff))
+               .values_list("run_id", flat=True)[:settings.REAPER_BATCH_MAX])
+    attempt_claimed = StageEvent.objects.filter(run_id=OuterRef("run_id"), stage=OuterRef("stage"),
+                                                attempt=OuterRef("attempt"))
+    unclaimed = (OutboxMessage.objects.filter(run__status__in=ACTIVE, sent_at__lt=cutoff)
+                 .exclude(Exists(attempt_claimed)).values_list("run_id", "queue")[:settings.REAPER_BATCH_MAX])
+    runs = [str(r) for r in claimed] + [str(r) for r, queue in unclaimed if depths.empty(queue)]
+    return list(dict.fromkeys(runs))[:settings.REAPER_BATCH_MAX]
 
 
 def _reap_run(run_id: str, now: datetime, depths: QueueDepths) -> str | None:

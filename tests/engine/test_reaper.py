@@ -147,3 +147,16 @@ def test_a_second_delivery_within_the_hard_limit_is_left_alone(broker, specialis
     assert run.steps == 0 and run.status == Run.Status.RUNNING
     assert not reap().acted  # and the reaper does not send it again before the deadline either
     assert queued_tasks(broker, "stages") == []
+
+
+def test_a_round_over_many_runs_waiting_in_a_busy_queue_is_a_few_reads(broker, specialist,
+                                                                        django_assert_max_num_queries):
+    """Under load most active runs wait their turn: a round must not lock and read each of them (it ran every
+    REAPER_INTERVAL_S on a stage worker and, at 200 waiting runs, took that worker's whole time)."""
+    t0 = timezone.now()
+    for _ in range(50):
+        _sent(_run(specialist), "U2", t0)
+    send("other", "U2", 1)  # the queue is busy
+
+    with django_assert_max_num_queries(4):
+        assert not reap(t0 + 10 * _deadline("U2")).acted
