@@ -8,7 +8,7 @@ from django.conf import settings
 
 from assemble.budgets import AssembleConfig
 from assemble.layers import TokenCounter
-from assemble.tokenizer import get_encoding
+from llm.tokenizer import get_encoding
 
 TRIAGE_MODES = ("deterministic", "model")
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from django.db import models
 
-from runs.models import Run
-
 
 class Correction(models.Model):
     """A bad answer and the answer it should have been, attached to a specialist. Active corrections of a
     specialist become few-shot examples in its prompt when the layered assembler is on; which ones a run used is
     recorded by id on the run, so its prompt can be rebuilt later."""
 
-    specialist = models.ForeignKey("runs.Specialist", on_delete=models.CASCADE, related_name="corrections")
+    specialist = models.ForeignKey("tenancy.Specialist", on_delete=models.CASCADE, related_name="corrections")
     run = models.ForeignKey("runs.Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
                             help_text="The run whose answer was corrected, when there was one.")
     question = models.TextField(blank=True, help_text="The question the bad answer was given to.")
@@ -29,12 +27,3 @@ class Correction(models.Model):
 
     def __str__(self) -> str:
         return f"correction #{self.pk} for {self.specialist}"
-
-
-class RunPromptDiff(Run):
-    """The shadow compare in the admin: a run's prompt with the flag OFF and ON (a read-only proxy of Run)."""
-
-    class Meta:
-        proxy = True
-        verbose_name = "prompt diff (flag OFF vs ON)"
-        verbose_name_plural = "prompt diffs (flag OFF vs ON)"

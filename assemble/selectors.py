@@ -1,20 +1,17 @@
-"""Reads for the assembler: the corrections a prompt uses, and a run's writer prompt rebuilt from its refs."""
+"""Reads for the assembler: the corrections a prompt uses, and a run's writer prompt rebuilt from its refs (the
+console's OFF/ON compare, ``console/prompt_diff.py``, renders it both ways)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from django.conf import settings
 
 from assemble.config import assemble_config, counter_for_encoding
-from assemble.layers import PromptBudgetExceeded
 from assemble.models import Correction
 from assemble.render import CorrectionText, PromptSourcesMissing, WriterPrompt, writer_prompt_from_context
-from assemble.tokenizer import DEFAULT_ENCODING
 from knowledge.snippets import SnippetStore
-from llm.types import Message
+from llm.tokenizer import DEFAULT_ENCODING
 from pipeline.context import RunDocument
 from runs.models import Run, RunContext
 
@@ -61,38 +58,3 @@ def run_writer_prompt(*, run: Run, layered: bool | None = None, store: SnippetSt
     count = counter_for_encoding(prompt.meta.tokenizer or DEFAULT_ENCODING)
     return writer_prompt_from_context(ctx, texts=texts, corrections=corrections, count=count, layered=use_layered,
                                       config=assemble_config())
-
-
-@dataclass(frozen=True)
-class PromptDiff:
-    legacy: WriterPrompt
-    layered: WriterPrompt | None
-    layered_error: str | None  # e.g. the never-truncate layers do not fit: what switching on would do
-    took: str
-
-    def unified(self) -> str:
-        after = render_messages(self.layered.messages) if self.layered else [f"(layered: {self.layered_error})\n"]
-        return "".join(difflib.unified_diff(render_messages(self.legacy.messages), after,
-                                            fromfile="flag OFF (legacy)", tofile="flag ON (layered)"))
-
-
-def render_messages(messages: list[Message]) -> list[str]:
-    lines: list[str] = []
-    for m in messages:
-        lines.append(f"=== {m.role} ===\n")
-        lines.extend(line + "\n" for line in m.content.split("\n"))
-    return lines
-
-
-def run_prompt_diff(*, run: Run, store: SnippetStore | None = None) -> PromptDiff:
-    """Shadow compare: the run's prompt with the flag OFF and ON, from its stored refs, without changing it."""
-    store = store or SnippetStore()
-    legacy = run_writer_prompt(run=run, layered=False, store=store)
-    try:
-        layered: WriterPrompt | None = run_writer_prompt(run=run, layered=True, store=store)
-        error = None
-    except PromptBudgetExceeded as exc:
-        layered, error = None, str(exc)
-    prompt = RunDocument.parse(RunContext.objects.get(run_id=run.pk).document).visible().assembled_prompt
-    took = prompt.meta.assembler if prompt else "legacy"
-    return PromptDiff(legacy, layered, error, took)

@@ -23,8 +23,10 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from runs.models import CostLedgerEntry, Org, Specialist, StageEvent  # noqa: E402
+from llm.models import CostLedgerEntry  # noqa: E402
+from runs.models import StageEvent  # noqa: E402
 from runs.services import run_create  # noqa: E402
+from tenancy.models import Org, Specialist  # noqa: E402
 
 BRANCH_STAGES = ("U5", "U6", "U11")  # where ORCH has more than one way to go
 

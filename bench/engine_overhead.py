@@ -44,7 +44,7 @@ def prepare() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
-    from runs.models import Specialist
+    from tenancy.models import Specialist
 
     if not Specialist.objects.filter(slug="demo").exists():
         call_command("seed_demo", stdout=open(os.devnull, "w"))
@@ -78,8 +78,9 @@ def engine_runs(n: int) -> tuple[list[float], list[float]]:
     """Runs one after another (no queueing in the numbers): wall ms and overhead ms per run."""
     from django.db.models import Sum
 
-    from runs.models import Org, Run, Specialist, StageEvent
+    from runs.models import Run, StageEvent
     from runs.services import run_create
+    from tenancy.models import Org, Specialist
 
     sp = Specialist.objects.get(slug="demo")
     walls, overheads = [], []

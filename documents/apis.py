@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -16,10 +14,7 @@ from documents.selectors import document_get_for_org, document_list
 from documents.services import document_create, document_delete
 from documents.uploads import limit_upload
 from runs.serializers import UserRefQuerySerializer
-
-
-def _org(request: Request) -> Any:
-    return request.user.org  # type: ignore[union-attr]
+from tenancy.auth import request_org
 
 
 class DocumentOutputSerializer(serializers.Serializer):
@@ -50,27 +45,27 @@ class DocumentListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        document = document_create(org=_org(request), user_ref=data.validated_data["user_ref"],
+        document = document_create(org=request_org(request), user_ref=data.validated_data["user_ref"],
                                    filename=upload.name or "", content_type=upload.content_type or "",
                                    data=upload.read())
-        document = document_get_for_org(org=_org(request), document_id=document.pk)
+        document = document_get_for_org(org=request_org(request), document_id=document.pk)
         return Response(DocumentOutputSerializer(document).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[UserRefQuerySerializer], responses={200: DocumentOutputSerializer(many=True)})
     def get(self, request: Request) -> Response:
         query = UserRefQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        documents = document_list(org=_org(request), user_ref=query.validated_data.get("user_ref"))
+        documents = document_list(org=request_org(request), user_ref=query.validated_data.get("user_ref"))
         return Response(DocumentOutputSerializer(documents, many=True).data)
 
 
 class DocumentDetailApi(APIView):
     @extend_schema(responses={200: DocumentOutputSerializer})
     def get(self, request: Request, document_id: str) -> Response:
-        document = document_get_for_org(org=_org(request), document_id=document_id)
+        document = document_get_for_org(org=request_org(request), document_id=document_id)
         return Response(DocumentOutputSerializer(document).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, document_id: str) -> Response:
-        document_delete(document=document_get_for_org(org=_org(request), document_id=document_id))
+        document_delete(document=document_get_for_org(org=request_org(request), document_id=document_id))
         return Response(status=status.HTTP_204_NO_CONTENT)

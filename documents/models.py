@@ -7,7 +7,7 @@ import uuid
 
 from django.db import models
 
-from runs.models import Org
+from tenancy.models import Org
 
 
 class UserDocument(models.Model):

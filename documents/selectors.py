@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from django.db.models import QuerySet
 
 from documents.models import UserDocument
-from lexery.lookups import get_for_org_or_404
-from runs.models import Org
+from tenancy.models import Org
+from tenancy.selectors import get_for_org_or_404
 
 
 def document_list(*, org: Org, user_ref: str | None = None) -> QuerySet[UserDocument]:

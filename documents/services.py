@@ -25,16 +25,16 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
 from knowledge.snippets import SnippetStore
-from runs.api_errors import ClientError, QuotaExceeded
-from runs.models import Org
+from lexery.errors import InputError, QuotaExceeded
 from runs.services import clean_ref
+from tenancy.models import Org
 
 logger = logging.getLogger(__name__)
 RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: the queue of the one process that opens Qdrant
 EXTRACT_QUEUE = "assemble"  # CPU work that needs no Qdrant: beside U9, off the web process
 
 
-class DocumentInputError(ClientError):
+class DocumentInputError(InputError):
     """A refused upload; the message is a sentence for the client."""
 
 

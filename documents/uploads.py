@@ -7,14 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.files.uploadhandler import FileUploadHandler
-from rest_framework import status
-from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 
-
-class UploadTooLarge(APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "upload_too_large"
+from lexery.errors import UploadTooLarge
 
 
 def _refuse(limit: int, size: int | None = None) -> UploadTooLarge:

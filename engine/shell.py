@@ -15,7 +15,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from assemble.tokenizer import count_tokens, encoding_name_for_model
 from engine import ports
 from engine.channel_ports import ChannelPort, RunScope
 from engine.dispatch import enqueue_stage
@@ -24,6 +23,7 @@ from engine.specs import spec
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
+from llm.tokenizer import count_tokens, encoding_name_for_model
 from llm.types import ProviderError
 from orch import canary
 from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
@@ -31,6 +31,7 @@ from pipeline.contracts import SpecialistProfile
 from pipeline.document import apply
 from recovery.recover import DOCLIST_UNAVAILABLE, Resolution
 from runs.models import Run, RunContext, StageEvent
+from runs.selectors import run_spend_caps
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +88,9 @@ def doclist_port() -> Callable[[str], Resolution] | None:
     return resolve
 
 
-def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
+def _env(run: Run, stage: str, attempt: int, now: datetime, delivery: int = 1) -> StageEnv:
+    """The stage's ports. ``delivery``: which delivery of this attempt runs (a model call sent again after a
+    redelivery is billed again by the provider, so the ledger records it again)."""
     sp = run.specialist
     profile = SpecialistProfile(slug=sp.slug, name=sp.name, soul=sp.soul, role_skeleton=sp.role_skeleton,
                                 directives=[str(d) for d in sp.directives or []], red_lines=sp.red_lines,
@@ -100,7 +103,7 @@ def _env(run: Run, stage: str, attempt: int, now: datetime) -> StageEnv:
         run_id=str(run.id), attempt=attempt, question=run.question, specialist=profile, flags=flags, now=now,
         config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
         count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
-        gateway=lambda: LlmGateway(str(run.id), stage, attempt),
+        gateway=lambda: LlmGateway(str(run.id), stage, attempt, caps=run_spend_caps(run=run), delivery=delivery),
         doclist=doclist_port() if stage == "U6" else None,
         channels=(lambda: channel_port(run)) if stage in ("U3", "U7") else None,  # U3: the previous question
     )
@@ -211,7 +214,7 @@ def _apply_decision(run: Run, decision: Decision, attempts: Counter[str] | None 
     run.save(update_fields=["status", "error", "finished_at", "updated_at"])
 
 
-def _canary(decision: Decision, document: dict[str, Any], run: Run, stage: str, attempt: int) -> Decision:
+def _canary(decision: Decision, document: dict[str, Any], run: Run, event: StageEvent) -> Decision:
     """Rules decide obvious branches; a hard one with a real choice asks the cheap or premium ORCH model."""
     if not decision.alternatives:
         return decision
@@ -220,7 +223,8 @@ def _canary(decision: Decision, document: dict[str, Any], run: Run, stage: str, 
         return decision
     model = settings.ORCH_PREMIUM_MODEL if level == "complex" else settings.ORCH_CHEAP_MODEL
     try:
-        reply = LlmGateway(str(run.id), stage, attempt).complete(
+        reply = LlmGateway(str(run.id), event.stage, event.attempt, caps=run_spend_caps(run=run),
+                           delivery=event.deliveries).complete(
             role="orch", model=model, messages=canary.orch_messages(decision, document),
             max_tokens=canary.ORCH_MAX_TOKENS)
     except ProviderError:
@@ -288,7 +292,7 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     computing = time.monotonic()
     try:
         _injected_delay(stage)
-        result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now()))
+        result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now(), event.deliveries))
         compute_ms = int((time.monotonic() - computing) * 1000)
     except Exception as exc:
         logger.exception("stage failed")
@@ -299,7 +303,7 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     decision = decide(OrchInput(finished_stage=stage, document=document, attempts=attempts,
                                 steps=run.steps, limits=limits()))
     consulting = time.monotonic()
-    decision = _canary(decision, document, run, stage, attempt)
+    decision = _canary(decision, document, run, event)
     if decision.decided_by != "rule":
         compute_ms += int((time.monotonic() - consulting) * 1000)
     with transaction.atomic():

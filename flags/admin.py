@@ -26,8 +26,8 @@ from flags.services import (
     flag_overrides_set_for_specialists,
     flags_sync_registry,
 )
-from runs.admin import SpecialistListFilter
-from runs.models import Org, Specialist
+from tenancy.admin import SpecialistListFilter
+from tenancy.models import Org, Specialist
 
 VIEW_PERMISSION = "flags.view_featureflag"
 VALUES: dict[str, bool | None] = {"on": True, "off": False, "inherit": None}

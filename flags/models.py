@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from runs.models import Org, Specialist
+from tenancy.models import Org, Specialist
 
 # Changing any flag value (global default or override) needs this permission; staff with view permissions only
 # can look at every flag screen but not change one.
@@ -27,8 +27,8 @@ class FeatureFlag(models.Model):
 
 class FlagOverride(models.Model):
     flag = models.ForeignKey(FeatureFlag, on_delete=models.CASCADE, related_name="overrides")
-    org = models.ForeignKey("runs.Org", on_delete=models.CASCADE, null=True, blank=True)
-    specialist = models.ForeignKey("runs.Specialist", on_delete=models.CASCADE, null=True, blank=True)
+    org = models.ForeignKey("tenancy.Org", on_delete=models.CASCADE, null=True, blank=True)
+    specialist = models.ForeignKey("tenancy.Specialist", on_delete=models.CASCADE, null=True, blank=True)
     enabled = models.BooleanField()
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import KNOWN_FLAGS
-from runs.models import Org, Specialist
+from tenancy.models import Org, Specialist
 
 SPECIALIST_OVERRIDE = "specialist override"
 ORG_OVERRIDE = "org override"

@@ -6,7 +6,7 @@ import logging
 
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import KNOWN_FLAGS
-from runs.models import Specialist
+from tenancy.models import Specialist
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from flags.models import CHANGE_PERMISSION, FeatureFlag, FlagAudit, FlagOverride
 from flags.registry import KNOWN_FLAGS
-from runs.models import Org, Specialist
+from tenancy.models import Org, Specialist
 
 
 def _require_permission(actor: Any) -> None:

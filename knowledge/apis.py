@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from knowledge.selectors import doclist_resolve
+from lexery.errors import Unavailable
+
+
+class DoclistDisabled(Unavailable):
+    code = "doclist_disabled"
 
 
 class DoclistResolveApi(APIView):
@@ -32,8 +37,7 @@ class DoclistResolveApi(APIView):
     @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
     def post(self, request: Request) -> Response:
         if not settings.DOCLIST_ENABLED:
-            return Response({"detail": "DocList is disabled on this server (DOCLIST_ENABLED=false)."},
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE)
+            raise DoclistDisabled("DocList is disabled on this server (DOCLIST_ENABLED=false).")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         resolution = doclist_resolve(query=data.validated_data["query"])

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "tenancy",
     "runs",
     "flags",
     "knowledge",
@@ -71,6 +72,7 @@ INSTALLED_APPS = [
     "assemble",
     "memory",
     "documents",
+    "console",
 ]
 
 MIDDLEWARE = [
@@ -351,11 +353,11 @@ CACHES = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["runs.auth.ApiKeyAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["tenancy.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "EXCEPTION_HANDLER": "runs.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "lexery.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["runs.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from assemble.tokenizer import count_tokens
 from llm.pricing import cost_usd, price_for
+from llm.tokenizer import count_tokens
 from llm.types import Message, ProviderError
 
 # OpenAI's chat format wraps every message in a few tokens and primes the reply with three more; counting them
@@ -52,6 +52,17 @@ def forecast(*, provider: str, model: str, messages: list[Message], max_tokens: 
     price, known = price_for(provider, model)
     amount = cost_usd(price, prompt_tokens=prompt, completion_tokens=max_tokens, cached_tokens=0)
     return Forecast(model=model, prompt_tokens=prompt, max_tokens=max_tokens, usd=amount, priced=known)
+
+
+@dataclass(frozen=True)
+class SpendCaps:
+    """What a run's model calls are checked against, given by the caller that knows the run: the run's own cap
+    (``RUN_COST_CAP_USD`` as recorded on the run, else its specialist's, else the setting; None: no cap) and the org
+    whose daily cap (``ORG_DAILY_SPEND_CAP_USD``) its calls count toward. The gateway adds what was spent, from its
+    own ledger."""
+
+    run_cap_usd: Decimal | None
+    org_id: int | None
 
 
 @dataclass(frozen=True)

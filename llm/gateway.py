@@ -1,10 +1,19 @@
 """The one door every model call goes through. It picks the provider and the model for the role, checks the
-run's cost cap before spending anything, times the call and writes exactly one CostLedgerEntry per
-(run, stage, attempt, role, call ordinal): a redelivered task finds its row and is not billed twice.
+run's cost cap and its org's daily cap before spending anything, times the call and writes exactly one
+CostLedgerEntry per (run, stage, attempt, role, call ordinal, delivery): a retry of the same delivery finds its row
+and is not billed twice.
 
 The role is part of the idempotency key because two gateways may serve one stage attempt — the stage's own
 (the writer at U10) and ORCH's, which may consult a model after the same attempt — and each numbers its calls
-from 1. Without the role the second would find the first one's row and go unrecorded."""
+from 1. Without the role the second would find the first one's row and go unrecorded.
+
+The delivery is part of it from the second delivery on (issue 11): a stage task redelivered after its worker died
+sends its model calls again, and the provider bills them again. Each delivery's calls are their own rows
+(``delivery`` 2, 3, …), so the run's cap, the org's daily cap and the spend report see what the provider charges.
+The first delivery keeps the key it always had.
+
+The gateway knows nothing of runs: the caller passes the caps (``SpendCaps``); what was spent it reads from its
+own ledger."""
 
 from __future__ import annotations
 
@@ -19,15 +28,15 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
-from assemble.tokenizer import count_tokens
-from llm.budget import Budget, CallPlan, CostCapExceeded, OrgSpendCapExceeded, plan_call, usd
+from llm.budget import Budget, CallPlan, CostCapExceeded, OrgSpendCapExceeded, SpendCaps, plan_call, usd
+from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, cost_usd, price_for
 from llm.routing import model_for_role
+from llm.tokenizer import count_tokens
 from llm.types import Completion, Message, Provider, ProviderError
-from runs.models import CostLedgerEntry, Run
 
 logger = logging.getLogger(__name__)
 
@@ -61,37 +70,27 @@ def get_provider(name: str, config: OpenAIConfig | None = None) -> Provider:
     raise ValueError(f"unknown LLM_PROVIDER {name!r} (known: offline, openai)")
 
 
-def run_budget(run_id: str, *, exclude_key: str) -> Budget | None:
-    """The run's cap (as recorded on the run when it started, else the specialist's or the global one) and what
-    it has spent so far, not counting the call being planned (a redelivered call must not count itself)."""
-    run = Run.objects.select_related("specialist").filter(pk=run_id).first()
-    if run is None:
+def _spent(rows: QuerySet[CostLedgerEntry], exclude_key: str) -> Decimal:
+    # Not counting the call being planned: a retry of the same delivery must not count itself.
+    return rows.exclude(idempotency_key=exclude_key).aggregate(s=Sum("cost_usd"))["s"] or Decimal("0")
+
+
+def run_budget(run_id: str, caps: SpendCaps, *, exclude_key: str) -> Budget | None:
+    """The run's cap and what the run has spent so far, every delivery of every stage included."""
+    if caps.run_cap_usd is None:
         return None
-    recorded = (run.limits or {}).get("RUN_COST_CAP_USD")
-    if recorded not in (None, "", "None"):
-        cap = Decimal(str(recorded))
-    elif run.specialist.cost_cap_usd is not None:
-        cap = run.specialist.cost_cap_usd
-    else:
-        cap = Decimal(settings.RUN_COST_CAP_USD)
-    spent = (CostLedgerEntry.objects.filter(run_id=run_id).exclude(idempotency_key=exclude_key)
-             .aggregate(s=Sum("cost_usd"))["s"]) or Decimal("0")
-    return Budget(cap=cap, spent=spent)
+    return Budget(cap=caps.run_cap_usd, spent=_spent(CostLedgerEntry.objects.filter(run_id=run_id), exclude_key))
 
 
-def org_daily_budget(run_id: str, *, exclude_key: str) -> Budget | None:
+def org_daily_budget(caps: SpendCaps, *, exclude_key: str) -> Budget | None:
     """The run's org's spend since local midnight against ``ORG_DAILY_SPEND_CAP_USD`` (empty: no cap). The per-run
     cap bounds one run; this bounds a client that starts many (500 runs in a row were all accepted, issue 12)."""
     raw = str(settings.ORG_DAILY_SPEND_CAP_USD or "").strip()
-    if not raw:
-        return None
-    org_id = Run.objects.filter(pk=run_id).values_list("org_id", flat=True).first()
-    if org_id is None:
+    if not raw or caps.org_id is None:
         return None
     midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    spent = (CostLedgerEntry.objects.filter(run__org_id=org_id, created_at__gte=midnight)
-             .exclude(idempotency_key=exclude_key).aggregate(s=Sum("cost_usd"))["s"]) or Decimal("0")
-    return Budget(cap=Decimal(raw), spent=spent)
+    today = CostLedgerEntry.objects.filter(run__org_id=caps.org_id, created_at__gte=midnight)
+    return Budget(cap=Decimal(raw), spent=_spent(today, exclude_key))
 
 
 def _write(key: str, fields: dict[str, object]) -> None:
@@ -109,20 +108,37 @@ def embedding_tokens(model: str, texts: Iterable[str]) -> int:
 
 @dataclass
 class LlmGateway:
-    """Bound to one stage attempt of one run; numbers its calls per role so each has a stable ordinal."""
+    """Bound to one delivery of one stage attempt of one run; numbers its calls per role so each has a stable
+    ordinal. A run's chat calls need ``caps`` (the caller knows the run; the gateway does not)."""
 
     run_id: str | None
     stage: str
     attempt: int
     provider_name: str = field(default_factory=lambda: settings.LLM_PROVIDER)
     _ordinals: Counter[str] = field(default_factory=Counter)
+    caps: SpendCaps | None = field(default=None, kw_only=True)
+    delivery: int = field(default=1, kw_only=True)  # which delivery of the stage task this is (1: the first)
+
+    def __post_init__(self) -> None:
+        if self.delivery < 1:
+            raise ValueError(f"delivery counts from 1, not {self.delivery}")
 
     def _next_key(self, role: str, ordinal: int | None = None) -> tuple[str, int]:
         self._ordinals[role] = ordinal if ordinal is not None else self._ordinals[role] + 1
         ordinal = self._ordinals[role]
         if self.run_id is None:  # not part of a run: nothing to deduplicate against, every call is its own
             return f"unbound:{uuid.uuid4()}", ordinal
-        return f"{self.run_id}:{self.stage}:{self.attempt}:{role}:{ordinal}", ordinal
+        key = f"{self.run_id}:{self.stage}:{self.attempt}:{role}:{ordinal}"
+        return (key if self.delivery == 1 else f"{key}:d{self.delivery}"), ordinal
+
+    def _budgets(self, key: str) -> tuple[Budget | None, Budget | None]:
+        """(the run's, the org's daily) budget for the call with this key; none for a call outside a run."""
+        if self.run_id is None:
+            return None, None
+        if self.caps is None:  # fail closed: a run's call without its caps would spend past every cap
+            raise ValueError("a run's model call needs its SpendCaps (the run's cap and org)")
+        return (run_budget(self.run_id, self.caps, exclude_key=key),
+                org_daily_budget(self.caps, exclude_key=key))
 
     def complete(self, *, role: str, messages: list[Message], max_tokens: int,
                  model: str | None = None) -> Completion:
@@ -131,11 +147,10 @@ class LlmGateway:
         key, ordinal = self._next_key(role)
         provider = get_provider(self.provider_name, openai_config() if self.provider_name == "openai" else None)
         base = {"kind": "chat", "role": role, "provider": provider.name, "call_ordinal": ordinal}
+        budget, daily = self._budgets(key)
         try:
             plan = plan_call(provider=provider.name, model=requested, fallback=settings.LLM_FALLBACK_MODEL,
-                             messages=messages, max_tokens=max_tokens,
-                             budget=run_budget(self.run_id, exclude_key=key) if self.run_id else None)
-            daily = org_daily_budget(self.run_id, exclude_key=key) if self.run_id else None
+                             messages=messages, max_tokens=max_tokens, budget=budget)
             if daily is not None and not daily.fits(plan.forecast):
                 raise OrgSpendCapExceeded(
                     f"org daily spend cap {usd(daily.cap)} USD (ORG_DAILY_SPEND_CAP_USD): spent today "
@@ -188,7 +203,8 @@ class LlmGateway:
         }
 
     def _record(self, key: str, fields: dict[str, object]) -> None:
-        _write(key, {"run_id": self.run_id, "stage": self.stage, "attempt": self.attempt, **fields})
+        _write(key, {"run_id": self.run_id, "stage": self.stage, "attempt": self.attempt, "delivery": self.delivery,
+                     **fields})
 
 
 def _ms(started: float) -> int:
@@ -204,9 +220,9 @@ def _outcome(plan: CallPlan) -> dict[str, str]:
 
 def record_embedding_call(*, run_id: str | None, stage: str, attempt: int, call_ordinal: int, model: str,
                           texts: Iterable[str] = (), input_tokens: int | None = None, provider: str = "local",
-                          role: str = "query", latency_ms: int = 0) -> None:
+                          role: str = "query", latency_ms: int = 0, delivery: int = 1) -> None:
     """For callers that hold no gateway (e.g. a search port): the caller numbers its own calls, deterministically,
-    so a redelivered stage writes the same keys."""
-    LlmGateway(run_id, stage, attempt).record_embedding(model=model, texts=texts, input_tokens=input_tokens,
-                                                       provider=provider, role=role, latency_ms=latency_ms,
-                                                       call_ordinal=call_ordinal)
+    so a retry of the same delivery writes the same keys."""
+    gateway = LlmGateway(run_id, stage, attempt, delivery=delivery)
+    gateway.record_embedding(model=model, texts=texts, input_tokens=input_tokens, provider=provider, role=role,
+                             latency_ms=latency_ms, call_ordinal=call_ordinal)

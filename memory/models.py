@@ -6,7 +6,8 @@ import uuid
 
 from django.db import models
 
-from runs.models import Org, Run
+from runs.models import Run
+from tenancy.models import Org
 
 
 class MemoryItem(models.Model):

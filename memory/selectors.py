@@ -6,9 +6,9 @@ import uuid
 
 from django.db.models import QuerySet
 
-from lexery.lookups import get_for_org_or_404
 from memory.models import MemoryItem
-from runs.models import Org
+from tenancy.models import Org
+from tenancy.selectors import get_for_org_or_404
 
 
 def memory_item_list(*, org: Org, user_ref: str | None = None) -> QuerySet[MemoryItem]:

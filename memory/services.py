@@ -11,15 +11,16 @@ from django.db import transaction
 
 from knowledge.snippets import SnippetStore
 from knowledge.text import normalize
+from lexery.errors import InputError, QuotaExceeded
 from memory.models import MemoryItem
-from runs.api_errors import ClientError, QuotaExceeded
-from runs.models import Org, Run
+from runs.models import Run
 from runs.services import clean_ref
+from tenancy.models import Org
 
 logger = logging.getLogger(__name__)
 
 
-class MemoryInputError(ClientError):
+class MemoryInputError(InputError):
     """Bad input for a memory item; the message is a sentence for the client."""
 
 

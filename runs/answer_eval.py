@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from knowledge.eval import EvalCase
-from runs.models import Org, Run, Specialist
+from runs.models import Run
 from runs.selectors import run_view
 from runs.services import run_create
+from tenancy.models import Org, Specialist
 
 
 @dataclass(frozen=True)

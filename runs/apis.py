@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,10 +15,7 @@ from runs.services import (
     run_create,
     specialist_get_for_org,
 )
-
-
-def _org(request: Request) -> Any:
-    return request.user.org  # type: ignore[union-attr]
+from tenancy.auth import request_org
 
 
 class CitationSerializer(serializers.Serializer):
@@ -83,18 +78,18 @@ class RunCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        specialist = specialist_get_for_org(org=_org(request), slug=data.validated_data["specialist"])
-        run = run_create(org=_org(request), specialist=specialist, question=data.validated_data["question"],
+        specialist = specialist_get_for_org(org=request_org(request), slug=data.validated_data["specialist"])
+        run = run_create(org=request_org(request), specialist=specialist, question=data.validated_data["question"],
                          user_ref=data.validated_data["user_ref"],
                          conversation_id=data.validated_data["conversation_id"])
-        run = run_get_for_org(org=_org(request), run_id=run.id)
+        run = run_get_for_org(org=request_org(request), run_id=run.id)
         return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class RunDetailApi(APIView):
     @extend_schema(responses={200: RunOutputSerializer})
     def get(self, request: Request, run_id: str) -> Response:
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data)
 
 
@@ -115,7 +110,7 @@ class RunEventsApi(APIView):
     @extend_schema(responses={200: inline_serializer("RunEvents", {"run_id": serializers.UUIDField(),
                                                                    "events": OutputSerializer(many=True)})})
     def get(self, request: Request, run_id: str) -> Response:
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         events = self.OutputSerializer(run_events_view(run=run), many=True).data
         return Response({"run_id": str(run.id), "events": events})
 
@@ -127,19 +122,19 @@ class RunClarificationApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={202: RunOutputSerializer})
     def post(self, request: Request, run_id: str) -> Response:
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         run_clarification_answer(run=run, option=data.validated_data.get("option"),
                                  answer=data.validated_data.get("answer"))
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class RunCancelApi(APIView):
     @extend_schema(request=None, responses={200: RunOutputSerializer})
     def post(self, request: Request, run_id: str) -> Response:
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         run_cancel(run=run)
-        run = run_get_for_org(org=_org(request), run_id=run_id)
+        run = run_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data)

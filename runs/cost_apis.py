@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from llm.pricing import PRICE_VERSION
 from runs.cost_selectors import GROUPS, CostWindow, cost_groups, cost_totals
+from tenancy.auth import request_org
 
 DEFAULT_WINDOW_DAYS = 30
 # The days a window may name. Python's dates end at 0001-01-01 and 9999-12-31, so a window touching them overflowed
@@ -90,7 +91,7 @@ class CostReportApi(APIView):
         params.is_valid(raise_exception=True)
         window: CostWindow = params.validated_data["window"]
         group_by: str = params.validated_data["group_by"]
-        org = request.user.org  # type: ignore[union-attr]
+        org = request_org(request)
         report = {
             "from": window.date_from, "to": window.date_to, "group_by": group_by, "currency": "USD",
             "price_version": PRICE_VERSION, "totals": cost_totals(org=org, window=window),

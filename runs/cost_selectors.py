@@ -12,7 +12,9 @@ from django.db.models import Count, F, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from runs.models import CostLedgerEntry, Org, Run
+from llm.models import CostLedgerEntry
+from runs.models import Run
+from tenancy.models import Org
 
 GROUPS = ("day", "model", "specialist", "stage")
 # The group key as a database expression; "model" keeps the provider too: one name can be priced differently

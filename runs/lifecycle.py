@@ -20,9 +20,11 @@ from documents.models import UserDocument
 from documents.services import document_delete
 from engine.channel_ports import history_key
 from knowledge.snippets import SnippetStore
+from llm.models import CostLedgerEntry
 from memory.models import MemoryItem
 from memory.services import memory_item_delete
-from runs.models import ApiKey, CostLedgerEntry, Org, Run, RunContext, StageEvent
+from runs.models import Run, RunContext, StageEvent
+from tenancy.models import ApiKey, Org
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +96,7 @@ class OrgDeleted:
 def org_delete(*, org: Org, actor: str, store: SnippetStore | None = None) -> OrgDeleted:
     """Deleting an org row would leave its documents' files, chunks and vectors behind (issue 12): this removes
     every user's material through the same services first."""
-    from runs.auth import api_key_revoke
+    from tenancy.auth import api_key_revoke
 
     store = store or SnippetStore()
     items = list(MemoryItem.objects.filter(org=org))

@@ -1,81 +1,13 @@
-"""Runs and what a run leaves behind: its context document, its stage events and its cost ledger."""
+"""Runs and what a run leaves behind: its context document and its stage events (its cost ledger is
+``llm.models.CostLedgerEntry``; the org and specialist it runs for are in ``tenancy``)."""
 
 from __future__ import annotations
 
 import uuid
-from decimal import Decimal
 
 from django.db import models
 
-
-class Org(models.Model):
-    slug = models.SlugField(unique=True)
-    name = models.CharField(max_length=200)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.slug
-
-
-class Specialist(models.Model):
-    """A configured legal assistant of an org: persona ("soul"), role, directives, red lines, contract."""
-
-    org = models.ForeignKey(Org, on_delete=models.CASCADE, related_name="specialists")
-    slug = models.SlugField()
-    name = models.CharField(max_length=200)
-    soul = models.TextField(blank=True, help_text="Persona / identity text.")
-    role_skeleton = models.TextField(blank=True)
-    directives = models.JSONField(default=list, blank=True, help_text="A list of directive strings.")
-    red_lines = models.TextField(blank=True)
-    response_contract = models.TextField(blank=True)
-    cost_cap_usd = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True,
-                                       help_text="Per-run cost cap for this specialist; empty = RUN_COST_CAP_USD.")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["org", "slug"], name="uniq_specialist_slug_per_org")]
-
-    def __str__(self) -> str:
-        return f"{self.org.slug}/{self.slug}"
-
-
-class ApiKey(models.Model):
-    """A per-org API key. Only a SHA-256 digest is stored; the key is shown once when created."""
-
-    org = models.ForeignKey(Org, on_delete=models.CASCADE, related_name="api_keys")
-    prefix = models.CharField(max_length=12, db_index=True)
-    digest = models.CharField(max_length=64, unique=True)
-    name = models.CharField(max_length=100, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    expires_at = models.DateTimeField(null=True, blank=True, help_text="empty: never (keys made before expiry)")
-    last_used_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.org.slug}:{self.prefix}…"
-
-
-class ApiKeyAudit(models.Model):
-    """Who created or revoked which key, when: the trail of key changes (append-only, read-only in admin)."""
-
-    class Action(models.TextChoices):
-        CREATED = "created"
-        REVOKED = "revoked"
-
-    # The trail outlives the key and its org: prefix and org are copied, the link is cleared when they go.
-    api_key = models.ForeignKey(ApiKey, on_delete=models.SET_NULL, null=True, blank=True, related_name="audit")
-    key_prefix = models.CharField(max_length=12)
-    org_slug = models.CharField(max_length=64)
-    action = models.CharField(max_length=16, choices=Action.choices)
-    actor = models.CharField(max_length=150, help_text="an admin user, or the command that did it")
-    reason = models.CharField(max_length=300, blank=True)
-    at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.org_slug}:{self.key_prefix}… {self.action} by {self.actor}"
+from tenancy.models import Org, Specialist
 
 
 class Stage(models.TextChoices):
@@ -190,35 +122,3 @@ class StageEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.stage}#{self.attempt} {self.outcome}"
-
-
-class CostLedgerEntry(models.Model):
-    """One row per model call (LLM or embedding). The idempotency key keeps a redelivered task from billing twice."""
-
-    # PROTECT: billing records never vanish with their run (a run that spent anything cannot be deleted; the
-    # purge keeps it, issue 12). Calls outside a run have no run at all.
-    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="ledger", null=True, blank=True)
-    stage = models.CharField(max_length=4, blank=True)
-    attempt = models.PositiveIntegerField(default=1)
-    call_ordinal = models.PositiveIntegerField(default=1)
-    kind = models.CharField(max_length=16, default="chat")  # chat | embedding
-    role = models.CharField(max_length=32, blank=True)  # writer | triage | orch | verifier | query
-    provider = models.CharField(max_length=32)
-    model = models.CharField(max_length=100)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    cached_tokens = models.PositiveIntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=8, default=Decimal("0"))
-    price_version = models.CharField(max_length=32, blank=True)
-    latency_ms = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=16, default="ok")  # ok | error
-    error = models.CharField(max_length=300, blank=True)
-    idempotency_key = models.CharField(max_length=200, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        ordering = ["created_at", "id"]
-        verbose_name_plural = "cost ledger entries"
-
-    def __str__(self) -> str:
-        return f"{self.provider}/{self.model} {self.cost_usd} USD"

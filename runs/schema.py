@@ -1,4 +1,5 @@
-"""The OpenAPI schema's own rules: components named after the operation they belong to, and the API-key scheme.
+"""The OpenAPI schema's own rules: components named after the operation they belong to (the API-key scheme is
+``tenancy/schema.py``, beside the authentication it describes).
 
 Every view nests an ``InputSerializer`` / ``OutputSerializer`` (HackSoft style); drf-spectacular names a component
 after the class alone, so they all became ``Input`` / ``Output`` and ``POST /api/v1/runs`` was documented with
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
 
@@ -26,14 +26,3 @@ class LexeryAutoSchema(AutoSchema):
         if ref_name is None and "." in cls.__qualname__ and "<locals>" not in cls.__qualname__:
             return component_name(cls.__qualname__)
         return name
-
-
-class ApiKeyScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
-    """``Authorization: Bearer <api key>``: an org's key from ``create_api_key`` (stored hashed)."""
-
-    target_class = "runs.auth.ApiKeyAuthentication"
-    name = "ApiKey"
-
-    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
-        return {"type": "http", "scheme": "bearer", "bearerFormat": "lx_…",
-                "description": "An org's API key: `Authorization: Bearer <key>`."}

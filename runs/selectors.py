@@ -7,15 +7,32 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet, Sum
 
-from lexery.lookups import get_for_org_or_404
+from llm.budget import SpendCaps
+from llm.models import CostLedgerEntry
 from pipeline.context import RunDocument
-from runs.models import CostLedgerEntry, Org, Run, StageEvent
+from runs.models import Run, StageEvent
+from tenancy.models import Org
+from tenancy.selectors import get_for_org_or_404
 
 
 def run_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
     return get_for_org_or_404(Run.objects.select_related("specialist", "context"), org=org, pk=run_id, what="run")
+
+
+def run_spend_caps(*, run: Run) -> SpendCaps:
+    """What the LLM gateway checks this run's calls against: the cap recorded on the run when it started (so a later
+    change of the specialist does not move it), else the specialist's, else ``RUN_COST_CAP_USD``; and its org."""
+    recorded = (run.limits or {}).get("RUN_COST_CAP_USD")
+    if recorded not in (None, "", "None"):
+        cap = Decimal(str(recorded))
+    elif run.specialist.cost_cap_usd is not None:
+        cap = run.specialist.cost_cap_usd
+    else:
+        cap = Decimal(settings.RUN_COST_CAP_USD)
+    return SpendCaps(run_cap_usd=cap, org_id=run.org_id)
 
 
 def run_events(*, run: Run) -> QuerySet[StageEvent]:

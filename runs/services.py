@@ -12,17 +12,18 @@ from django.utils import timezone
 
 from engine.entry import NotResumable, run_rerun, run_resume, run_start
 from knowledge.text import normalize
+from lexery.errors import Conflict, InputError
 from orch.policy import STAGES
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import read
 from recovery.recover import gap_for_answer
-from runs.api_errors import ClientError, ConflictError
-from runs.models import Org, Run, RunContext, Specialist
+from runs.models import Run, RunContext
+from tenancy.models import Org, Specialist
 
 logger = logging.getLogger(__name__)
 
 
-class RunInputError(ClientError):
+class RunInputError(InputError):
     """Bad input for a new run; the message is a sentence for the client."""
 
 
@@ -71,7 +72,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     return run
 
 
-class RunStateError(ConflictError):
+class RunStateError(Conflict):
     """The run is not in a state that allows this operation (HTTP 409)."""
 
 

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 from knowledge import index
 from knowledge.models import Act
 from knowledge.services import catalog_load, laws_ingest
-from runs.auth import api_key_create
-from runs.models import Org, Specialist
+from tenancy.auth import api_key_create
+from tenancy.models import Org, Specialist
 from tests.factories import SpecialistFactory
 from tests.support.broker import BROKER_URL, celery_broker
 from tests.support.corpus import DEMO_DIR, write_subset

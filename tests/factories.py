@@ -4,7 +4,7 @@ from typing import cast
 
 import factory
 
-from runs.models import Org, Specialist
+from tenancy.models import Org, Specialist
 
 
 def org_create(slug: str) -> Org:

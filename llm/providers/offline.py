@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import unescape
 
-from assemble.tokenizer import count_tokens
 from knowledge.lay_terms import expansions
 from knowledge.terms import clean_term, extract_terms, term_key
 from knowledge.text import content_lemmas
+from llm.tokenizer import count_tokens, encoding_for_model
 from llm.types import Completion, Message
 from pipeline.citations import find_citations, split_ref
 from pipeline.coverage import gap_sentence
@@ -271,8 +271,6 @@ class OfflineProvider:
         prompt_tokens = sum(count_tokens(m.content, model) for m in messages)
         completion_tokens = count_tokens(text, model)
         if completion_tokens > max_tokens:  # respect max_tokens like a real model would: cut, never exceed
-            from assemble.tokenizer import encoding_for_model
-
             enc = encoding_for_model(model)
             text = enc.decode(enc.encode(text, disallowed_special=())[:max_tokens])
             completion_tokens = max_tokens

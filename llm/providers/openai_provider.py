@@ -14,7 +14,7 @@ from typing import Any
 
 import openai
 
-from assemble.tokenizer import count_tokens
+from llm.tokenizer import count_tokens
 from llm.types import Completion, Message, ProviderError
 
 logger = logging.getLogger(__name__)

@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth.models import Permission, User
 
 from flags.services import flags_sync_registry
-from runs.models import Org, Run, Specialist
+from runs.models import Run
 from runs.services import run_create
+from tenancy.models import Org, Specialist
 from tests.factories import OrgFactory, SpecialistFactory
 
 LEAVE_QUESTION = "Скільки календарних днів триває щорічна основна відпустка?"

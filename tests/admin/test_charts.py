@@ -6,8 +6,8 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from console.charts import StageBar, latency_bars, nice_step, percentile, stacked_columns, waterfall
 from orch.policy import STAGES
-from runs.charts import StageBar, latency_bars, nice_step, percentile, stacked_columns, waterfall
 
 
 @pytest.mark.parametrize("peak, step", [(0, 1.0), (7, 2.0), (10, 2.0), (950, 200.0), (4800, 1000.0),

@@ -23,7 +23,7 @@ from flags.services import (
     flag_overrides_set_for_specialists,
     flags_sync_registry,
 )
-from runs.models import Specialist
+from tenancy.models import Specialist
 from tests.admin.conftest import new_org, new_specialist
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
-from runs.models import CostLedgerEntry, Run, RunContext, StageEvent
+from llm.models import CostLedgerEntry
+from runs.models import Run, RunContext, StageEvent
 from tests.admin.conftest import PASSWORD, new_specialist
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 
 from assemble.prompt import legacy_messages
 from assemble.render import legacy_prompt, writer_prompt_from_context
-from assemble.tokenizer import count_tokens
+from llm.tokenizer import count_tokens
 from pipeline.contracts import AssembledPrompt, IncludedSnippet, Intake
 from pipeline.document import dump
 from tests.assemble.legacy_cases import CASES, LegacyCase, serialize

@@ -8,7 +8,7 @@ import pytest
 
 from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS
 from assemble.render import CorrectionText, WriterPrompt, layered_prompt, legacy_prompt
-from assemble.tokenizer import count_tokens
+from llm.tokenizer import count_tokens
 from tests.assemble.legacy_cases import BLOCKS, FULL_SPECIALIST, GAP, QUESTION
 
 KB_OPEN, KB_CLOSE = "<kb_context>\n", "\n</kb_context>"  # the tags themselves, not the instructions naming them

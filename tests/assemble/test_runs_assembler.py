@@ -15,13 +15,15 @@ from django.urls import reverse
 from assemble.models import Correction
 from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS, legacy_messages
 from assemble.selectors import run_writer_prompt
-from assemble.tokenizer import count_tokens
 from flags.models import FeatureFlag, FlagOverride
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
+from llm.models import CostLedgerEntry
+from llm.tokenizer import count_tokens
 from llm.types import Message
 from pipeline.contracts import AssembledPrompt, Intake
 from pipeline.document import dump, read
-from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent
+from runs.models import Run, RunContext, StageEvent
+from tenancy.models import Specialist
 from tests.conftest import post_run
 from tests.factories import SpecialistFactory
 
@@ -37,7 +39,9 @@ def ask(api: Any, capture: Any, specialist: str = "labour") -> Run:
 
 
 def u10(run: Run) -> StageEvent:
-    return StageEvent.objects.filter(run=run, stage="U10").order_by("-attempt").first()  # type: ignore[return-value]
+    event = StageEvent.objects.filter(run=run, stage="U10").order_by("-attempt").first()
+    assert event is not None, "the run never reached U10"
+    return event
 
 
 def assembled(run: Run) -> AssembledPrompt:
@@ -255,8 +259,8 @@ def test_prompt_diff_refuses_an_unknown_run_with_a_sentence():
 def test_the_admin_shows_the_shadow_compare_read_only(admin_client, api, specialist, catalog,
                                                      django_capture_on_commit_callbacks):
     run = ask(api, django_capture_on_commit_callbacks)
-    page = admin_client.get(reverse("admin:assemble_runpromptdiff_change", args=[run.pk]))
+    page = admin_client.get(reverse("admin:console_runpromptdiff_change", args=[run.pk]))
     assert page.status_code == 200
     html = page.content.decode()
     assert "flag OFF (legacy)" in html and "flag ON (layered)" in html and "red_lines" in html
-    assert admin_client.post(reverse("admin:assemble_runpromptdiff_change", args=[run.pk]), {}).status_code == 403
+    assert admin_client.post(reverse("admin:console_runpromptdiff_change", args=[run.pk]), {}).status_code == 403

@@ -8,7 +8,7 @@ from assemble.budgets import budget_for, layer_budgets
 from assemble.layers import assemble_layers
 from assemble.prompt import WRITER_INSTRUCTIONS, SourceBlock
 from assemble.render import layered_prompt, specialist_layers
-from assemble.tokenizer import count_tokens
+from llm.tokenizer import count_tokens
 from pipeline.contracts import SpecialistProfile
 
 # ~440 tokens of persona: a specialist an operator wrote with care

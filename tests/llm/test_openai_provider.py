@@ -9,9 +9,9 @@ from typing import Any
 import openai
 import pytest
 
-from assemble.tokenizer import count_tokens
 from llm.providers import openai_provider
 from llm.providers.openai_provider import OpenAIProvider
+from llm.tokenizer import count_tokens
 from llm.types import Message, ProviderError
 from tests.support.openai_server import FakeOpenAIServer
 

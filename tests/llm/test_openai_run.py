@@ -12,9 +12,11 @@ from rest_framework.test import APIClient
 
 from engine.shell import execute_stage
 from llm.gateway import get_provider
+from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, PRICES
 from pipeline.citations import find_citations
-from runs.models import CostLedgerEntry, Run, RunContext, Specialist
+from runs.models import Run, RunContext
+from tenancy.models import Specialist
 from tests.conftest import post_run
 from tests.support.openai_server import FakeOpenAIServer
 

@@ -10,8 +10,8 @@ from django.core.files.storage import storages
 from rest_framework.test import APIClient
 
 from memory.models import MemoryItem
-from runs.auth import api_key_create
 from runs.models import RunContext
+from tenancy.auth import api_key_create
 from tests.conftest import post_run
 from tests.factories import SpecialistFactory, org_create
 

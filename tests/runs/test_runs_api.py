@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from runs.models import CostLedgerEntry, Run, StageEvent
+from llm.models import CostLedgerEntry
+from runs.models import Run, StageEvent
 from tests.conftest import post_run
 from tests.factories import OrgFactory, SpecialistFactory, org_create
 
@@ -81,7 +82,7 @@ def test_bad_input_gets_400_with_a_sentence_and_stores_nothing(api, specialist, 
 def test_a_run_of_another_org_is_not_found(api, specialist, catalog, django_capture_on_commit_callbacks):
     run = ask(api, django_capture_on_commit_callbacks, LEAVE_QUESTION)
     stranger = APIClient()
-    from runs.auth import api_key_create
+    from tenancy.auth import api_key_create
 
     stranger.credentials(HTTP_AUTHORIZATION=f"Bearer {api_key_create(org=org_create('stranger'))}")
 

@@ -16,10 +16,12 @@ from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from flags.selectors import flag_resolve
 from flags.services import flag_override_set, flags_sync_registry
 from llm.gateway import get_provider
+from llm.models import CostLedgerEntry
 from pipeline import contracts as c
 from pipeline.document import dump
-from runs.models import CostLedgerEntry, Run, RunContext, Specialist, StageEvent
+from runs.models import Run, RunContext, StageEvent
 from runs.services import run_create
+from tenancy.models import Specialist
 from tests.support.openai_server import FakeOpenAIServer
 
 KZPP = c.ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",
@@ -38,7 +40,7 @@ def u5_ready(acts: list[c.ActCue], complexity: str) -> dict[str, Any]:
     """A document U5 gates as "partial": hits of every named act, but the two signals never agree — the rules
     forward to U7 and leave U6 as the alternative a model may choose."""
     profile = c.QueryProfile(mode="law", law_only=True, act_hints=acts, goals=["Чи можна звільнити за прогул?"],
-                             complexity=complexity)  # type: ignore[arg-type]
+                             complexity=complexity)
     hits = c.RawHits(hits=[hit("322-08", "КЗпП", "40", "lexical", 0.03), hit("435-15", "ЦК", "16", "dense", 0.02)])
     return {"query_profile": dump(profile), "raw_hits": dump(hits)}
 

@@ -15,7 +15,9 @@ from django.db.models import ProtectedError
 from django.test import Client
 from django.utils import timezone
 
-from runs.models import CostLedgerEntry, Run, Specialist, StageEvent
+from llm.models import CostLedgerEntry
+from runs.models import Run, StageEvent
+from tenancy.models import Specialist
 from tests.factories import SpecialistFactory, org_create
 
 PASSWORD = "console-pass-123"
@@ -43,11 +45,11 @@ def test_ledger_rows_and_stage_events_are_read_only_in_admin(root, billed_run):
     row = CostLedgerEntry.objects.get(run=billed_run)
     event = StageEvent.objects.get(run=billed_run)
 
-    for model, pk in (("costledgerentry", row.pk), ("stageevent", event.pk)):
-        assert root.get(f"/admin/runs/{model}/").status_code == 200  # still visible
-        assert root.get(f"/admin/runs/{model}/add/").status_code == 403
-        assert root.post(f"/admin/runs/{model}/{pk}/delete/", {"post": "yes"}).status_code == 403
-        page = root.get(f"/admin/runs/{model}/{pk}/change/")
+    for model, pk in (("llm/costledgerentry", row.pk), ("runs/stageevent", event.pk)):
+        assert root.get(f"/admin/{model}/").status_code == 200  # still visible
+        assert root.get(f"/admin/{model}/add/").status_code == 403
+        assert root.post(f"/admin/{model}/{pk}/delete/", {"post": "yes"}).status_code == 403
+        page = root.get(f"/admin/{model}/{pk}/change/")
         assert page.status_code == 200 and b'name="_save"' not in page.content  # a view, no save button
 
     assert CostLedgerEntry.objects.filter(pk=row.pk).exists() and StageEvent.objects.filter(pk=event.pk).exists()

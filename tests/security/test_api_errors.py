@@ -9,7 +9,22 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from documents.services import DocumentInputError
+from knowledge.apis import DoclistDisabled
+from lexery.api_errors import exception_handler
+from lexery.errors import (
+    Conflict,
+    InputError,
+    LimitExceeded,
+    NotFound,
+    QuotaExceeded,
+    ServiceError,
+    Unavailable,
+    UploadTooLarge,
+)
+from memory.services import MemoryInputError
 from runs.models import Run, StageEvent
+from runs.services import RunInputError, RunStateError
 from tests.conftest import post_run
 from tests.factories import SpecialistFactory, org_create
 
@@ -48,6 +63,33 @@ def test_another_orgs_specialist_and_an_unknown_one_get_the_same_answer(api, spe
     assert theirs.json()["code"] == nobodys.json()["code"] == "invalid_input"
     assert theirs.json()["detail"].replace("secret-team", "X") == nobodys.json()["detail"].replace("no-such-team", "X")
     assert Run.objects.count() == 0
+
+
+# One row per typed service error: the status and the stable code the one handler answers with.
+SERVICE_ERRORS = [
+    (InputError, 400, "invalid_input"), (RunInputError, 400, "invalid_input"),
+    (DocumentInputError, 400, "invalid_input"), (MemoryInputError, 400, "invalid_input"),
+    (NotFound, 404, "not_found"),
+    (Conflict, 409, "conflict"), (RunStateError, 409, "conflict"),
+    (LimitExceeded, 413, "limit_exceeded"), (UploadTooLarge, 413, "upload_too_large"),
+    (QuotaExceeded, 409, "quota_exceeded"),
+    (Unavailable, 503, "unavailable"), (DoclistDisabled, 503, "doclist_disabled"),
+]
+
+
+@pytest.mark.parametrize("error, status, code", SERVICE_ERRORS, ids=[e.__name__ for e, _, _ in SERVICE_ERRORS])
+def test_a_service_error_is_answered_with_its_status_and_code_and_its_sentence(error, status, code):
+    response = exception_handler(error("a sentence for the client"), {})
+
+    assert response is not None
+    assert (response.status_code, response.data) == (status, {"code": code, "detail": "a sentence for the client"})
+
+
+def test_every_service_error_has_a_row_in_the_table():
+    def subclasses(kind: type[ServiceError]) -> set[type[ServiceError]]:
+        return {kind} | {s for sub in kind.__subclasses__() for s in subclasses(sub)}
+
+    assert subclasses(ServiceError) - {ServiceError} == {e for e, _, _ in SERVICE_ERRORS}
 
 
 @pytest.mark.django_db

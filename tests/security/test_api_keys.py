@@ -14,8 +14,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from runs.auth import api_key_create, digest
-from runs.models import ApiKey, ApiKeyAudit
+from tenancy.auth import api_key_create, digest
+from tenancy.models import ApiKey, ApiKeyAudit
 
 
 def client_with(key: str) -> APIClient:
@@ -75,7 +75,7 @@ def test_admin_creates_a_working_key_shows_it_once_and_a_second_add_works_too(or
 
     shown = []
     for name in ("portal", "portal-2"):
-        page = browser.post("/admin/runs/apikey/add/", {"org": org.pk, "name": name, "expires_at_0": "",
+        page = browser.post("/admin/tenancy/apikey/add/", {"org": org.pk, "name": name, "expires_at_0": "",
                                                         "expires_at_1": ""}, follow=True)
         assert page.status_code == 200
         shown += re.findall(r"<code>(lx_[A-Za-z0-9_-]+)</code>", page.content.decode())
@@ -85,5 +85,5 @@ def test_admin_creates_a_working_key_shows_it_once_and_a_second_add_works_too(or
         row = ApiKey.objects.get(digest=digest(key))  # a real digest, never an empty one
         assert row.org == org and client_with(key).get("/api/v1/memory").status_code == 200
         assert ApiKeyAudit.objects.get(key_prefix=row.prefix, action="created").actor == "admin:root"
-    listing = browser.get("/admin/runs/apikey/").content.decode()
+    listing = browser.get("/admin/tenancy/apikey/").content.decode()
     assert shown[0] not in listing  # the key is shown once, never again

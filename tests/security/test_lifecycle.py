@@ -16,8 +16,9 @@ from django.utils import timezone
 
 from documents.models import UserDocument
 from engine.channel_ports import history_key
+from llm.models import CostLedgerEntry
 from memory.models import MemoryItem
-from runs.models import CostLedgerEntry, Run, RunContext, StageEvent
+from runs.models import Run, RunContext, StageEvent
 from runs.tasks import runs_purge_task
 from tests.conftest import post_run
 

@@ -14,11 +14,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from llm.budget import CostCapExceeded, OrgSpendCapExceeded
-from llm.gateway import LlmGateway
+from llm.models import CostLedgerEntry
 from llm.types import Message
-from runs.auth import api_key_create
-from runs.models import CostLedgerEntry, Run
-from tests.llm.test_gateway import server  # noqa: F401  (the fake OpenAI server fixture: priced calls)
+from runs.models import Run
+from tenancy.auth import api_key_create
+from tests.llm.test_gateway import gateway, server  # noqa: F401  (the fake OpenAI server fixture: priced calls)
 
 # Redis DB 10 is this suite's throttling cache (a shared machine: other suites use other DBs).
 THROTTLE_REDIS = os.environ.get("THROTTLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
@@ -87,7 +87,7 @@ def test_the_gateway_refuses_a_call_past_the_orgs_daily_spend_and_counts_only_to
     run = Run.objects.create(org=specialist.org, specialist=specialist, question="Скільки днів відпустки?")
 
     with pytest.raises(OrgSpendCapExceeded) as caught:
-        LlmGateway(str(run.id), "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200,
+        gateway(run, "U10", 1).complete(role="writer", messages=MESSAGES, max_tokens=200,
                                                    model="gpt-4o")
 
     assert isinstance(caught.value, CostCapExceeded)
@@ -96,4 +96,4 @@ def test_the_gateway_refuses_a_call_past_the_orgs_daily_spend_and_counts_only_to
     # yesterday's spend is not today's
     CostLedgerEntry.objects.filter(pk=spent.pk).update(created_at=timezone.now() - timedelta(days=2))
     server.script([{"reply": "24 дні (КЗпП ст. 75).", "usage": {"prompt_tokens": 30, "completion_tokens": 9}}])
-    LlmGateway(str(run.id), "U10", 2).complete(role="writer", messages=MESSAGES, max_tokens=200, model="gpt-4o")
+    gateway(run, "U10", 2).complete(role="writer", messages=MESSAGES, max_tokens=200, model="gpt-4o")

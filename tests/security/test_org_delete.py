@@ -12,8 +12,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from documents.models import UserDocument
+from llm.models import CostLedgerEntry
 from memory.models import MemoryItem
-from runs.models import ApiKey, CostLedgerEntry, Org, Run
+from runs.models import Run
+from tenancy.models import ApiKey, Org
 
 
 @pytest.mark.django_db
@@ -33,10 +35,10 @@ def test_the_admin_deletes_an_org_with_its_users_data_and_keeps_billing(api, spe
     User.objects.create_superuser("root", "root@example.com", "console-pass-123")
     browser = Client()
     browser.login(username="root", password="console-pass-123")
-    assert browser.post(f"/admin/runs/org/{org.pk}/delete/").status_code == 403  # the plain delete is off
+    assert browser.post(f"/admin/tenancy/org/{org.pk}/delete/").status_code == 403  # the plain delete is off
 
     with capture(execute=True):
-        page = browser.post("/admin/runs/org/", {"action": "delete_with_data",
+        page = browser.post("/admin/tenancy/org/", {"action": "delete_with_data",
                                                  "_selected_action": [org.pk, empty.pk]}, follow=True)
 
     assert page.status_code == 200

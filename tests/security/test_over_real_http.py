@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from runs.auth import api_key_create
+from tenancy.auth import api_key_create
 from tests.security.test_uploads import DOCX_TYPE, docx_bomb
 from tests.security.test_user_material_is_data import FORGED, QUESTION
 

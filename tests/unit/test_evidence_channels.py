@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from assemble.prompt import legacy_messages
-from assemble.tokenizer import count_tokens
 from assemble.u9 import assemble_prompt
 from llm.providers.offline import compose_answer
+from llm.tokenizer import count_tokens
 from memory.matching import match_memory
 from pipeline.citations import find_citations
 from pipeline.contracts import (
@@ -99,7 +99,7 @@ def test_u8_takes_norms_only_from_law_even_when_documents_rank_higher() -> None:
 ])
 def test_channels_probed_follow_the_plan_the_mode_and_who_asks(mode: str, docs_probe: bool, user: bool,
                                                                conversation: bool, expected: tuple[str, ...]) -> None:
-    profile = QueryProfile(mode=mode, law_only=mode == "law", complexity="simple")  # type: ignore[arg-type]
+    profile = QueryProfile(mode=mode, law_only=mode == "law", complexity="simple")
     plan = plan_search(question="Що в моєму договорі про відпустку?", profile=profile, top_k=12,
                        previous_question="Скільки днів відпустки?" if conversation else None)
     plan = plan.model_copy(update={"docs_probe": docs_probe})

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from assemble.prompt import SourceBlock, legacy_messages
-from assemble.tokenizer import count_tokens
 from llm.providers.offline import MODEL, OfflineProvider, compose_answer
+from llm.tokenizer import count_tokens
 from llm.types import Message
 from pipeline.citations import find_citations
 from pipeline.contracts import CoverageGap, SpecialistProfile

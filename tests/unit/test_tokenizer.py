@@ -1,4 +1,4 @@
-"""Token counting (assemble/tokenizer.py): exact tiktoken counts from bundled BPE files, never a download."""
+"""Token counting (llm/tokenizer.py): exact tiktoken counts from bundled BPE files, never a download."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from assemble.tokenizer import count_tokens, encoding_name_for_model, get_encoding
+from llm.tokenizer import count_tokens, encoding_name_for_model, get_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
 UKRAINIAN = ("Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні "
@@ -79,7 +79,7 @@ NO_NETWORK = textwrap.dedent(
     socket.create_connection = _blocked
     socket.getaddrinfo = _blocked
 
-    from assemble.tokenizer import count_tokens
+    from llm.tokenizer import count_tokens
 
     text = "Щорічна основна відпустка"
     print(count_tokens(text, "gpt-4o-mini"), count_tokens(text, "gpt-4"))

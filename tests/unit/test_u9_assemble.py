@@ -10,8 +10,8 @@ import pytest
 
 from assemble import budgets
 from assemble.prompt import SourceBlock, render_kb_context, render_source
-from assemble.tokenizer import count_tokens
 from assemble.u9 import assemble_prompt, build_blocks
+from llm.tokenizer import count_tokens
 from pipeline.contracts import AssembledPrompt, CoverageGap, EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -10,9 +10,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from assemble.render import PromptSourcesMissing
 from assemble.selectors import run_writer_prompt
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
-from runs.models import Org, Run, Specialist
+from runs.models import Run
 from runs.selectors import run_events, run_view
 from runs.services import RunInputError, run_create
+from tenancy.models import Org, Specialist
 
 
 class Command(BaseCommand):

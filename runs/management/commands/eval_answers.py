@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.eval import EvalInputError, read_cases
 from knowledge.progress import Progress
 from runs.answer_eval import evaluate_answers
-from runs.models import Specialist
+from tenancy.models import Specialist
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.lifecycle import user_forget
-from runs.models import Org
+from tenancy.models import Org
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand
 
 from flags.models import FeatureFlag
 from flags.registry import KNOWN_FLAGS
-from runs.auth import api_key_create
-from runs.models import Org, Specialist
+from tenancy.auth import api_key_create
+from tenancy.models import Org, Specialist
 
 DEMO_SOUL = "Ти — Lexery, уважний юридичний помічник з українського права. Пояснюєш просто і точно."
 

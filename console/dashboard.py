@@ -13,9 +13,10 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from console.charts import percentile
+from llm.models import CostLedgerEntry
 from orch.policy import STAGES
-from runs.charts import percentile
-from runs.models import CostLedgerEntry, Run, StageEvent
+from runs.models import Run, StageEvent
 
 
 def dashboard_window(*, days: int | None = None, now: datetime | None = None) -> tuple[datetime, list[date]]:

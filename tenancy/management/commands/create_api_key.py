@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from runs.auth import api_key_issue
-from runs.models import Org
+from tenancy.auth import api_key_issue
+from tenancy.models import Org
 
 
 class Command(BaseCommand):

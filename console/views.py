@@ -12,10 +12,10 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import render
 from django.urls import reverse
 
+from console.charts import STATUS_COLORS, latency_bars, stacked_columns
+from console.dashboard import dashboard_window, runs_per_day_by_status, spend_per_day_by_model, stage_latency
+from console.inspection import run_inspection, run_snippet_keys
 from knowledge.snippets import SnippetStore
-from runs.charts import STATUS_COLORS, latency_bars, stacked_columns
-from runs.dashboard import dashboard_window, runs_per_day_by_status, spend_per_day_by_model, stage_latency
-from runs.inspection import run_inspection, run_snippet_keys
 from runs.models import Run
 from runs.services import RunInputError, RunStateError, run_cancel, run_rerun_from
 

@@ -3,9 +3,8 @@ its evidence, the retry history, DocList, the clarification, the ledger. Reads o
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -13,11 +12,13 @@ from typing import Any
 from django.utils import timezone
 from pydantic import ValidationError
 
+from console.charts import Chart, StageBar, waterfall
+from console.prompt_diff import run_prompt_diff
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
+from llm.models import CostLedgerEntry
 from orch.policy import STAGES
 from pipeline.context import MASKED, SECTION_TYPES
-from runs.charts import Chart, StageBar, waterfall
-from runs.models import CostLedgerEntry, Run, StageEvent
+from runs.models import Run, StageEvent
 
 
 @dataclass(frozen=True)
@@ -199,38 +200,23 @@ def ledger_view(rows: Sequence[CostLedgerEntry]) -> dict[str, Any]:
     return {"rows": list(rows), "by_model": sorted(by_model.items()), "total": total}
 
 
-# The shadow compare (flag OFF vs ON) belongs to assemble/ (``assemble.selectors.run_prompt_diff``); the page
-# shows it when that module is there and says where to run it otherwise.
 SHADOW_COMMAND = "manage.py prompt_diff"
 
 
-def _prompt_diff_function() -> Callable[..., Any] | None:
-    try:
-        module = importlib.import_module("assemble.selectors")
-    except ImportError:
-        return None
-    fn = getattr(module, "run_prompt_diff", None)
-    return fn if callable(fn) else None
-
-
 def shadow_view(run: Run, doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The prompt OFF/ON compare for the run page (``console/prompt_diff.py``), or why there is none."""
     command = f"{SHADOW_COMMAND} {run.pk}"
-    fn = _prompt_diff_function()
-    if fn is None:
-        return {"available": False, "command": command}
     if "assembled_prompt" not in doc:
-        return {"available": True, "command": command, "note": "The run has not reached U9: no prompt to compare."}
+        return {"command": command, "note": "The run has not reached U9: no prompt to compare."}
     try:
-        diff = fn(run=run)
+        diff = run_prompt_diff(run=run)
     except Exception as exc:  # a failing compare (sources missing, storage down) must not take the page down
-        return {"available": True, "command": command, "error": f"{type(exc).__name__}: {exc}"}
-    layered = getattr(diff, "layered", None)
-    legacy = getattr(diff, "legacy", None)
-    text = diff.unified() if hasattr(diff, "unified") else str(diff)
-    return {"available": True, "command": command, "took": getattr(diff, "took", None),
-            "legacy_tokens": getattr(legacy, "total_tokens", None),
-            "layered_tokens": getattr(layered, "total_tokens", None),
-            "layered_error": getattr(diff, "layered_error", None),
+        return {"command": command, "error": f"{type(exc).__name__}: {exc}"}
+    text = diff.unified()
+    return {"command": command, "took": diff.took,
+            "legacy_tokens": diff.legacy.total_tokens,
+            "layered_tokens": diff.layered.total_tokens if diff.layered else None,
+            "layered_error": diff.layered_error,
             "diff_lines": _diff_lines(text), "identical": not text.strip()}
 
 

@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from runs.auth import api_key_revoke
-from runs.models import ApiKey
+from tenancy.auth import api_key_revoke
+from tenancy.models import ApiKey
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assemble.render import PromptSourcesMissing
-from assemble.selectors import run_prompt_diff
+from console.prompt_diff import run_prompt_diff
 from runs.models import Run
 
 

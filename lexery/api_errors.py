@@ -1,6 +1,10 @@
-"""Every API error is a JSON object ``{"code", "detail"}``: a stable machine code and a sentence for a person
-(plus ``errors`` by field for invalid input). Internal exception text never reaches a client: an unexpected
-exception is logged with its traceback for the operators and answered with a 500 that says nothing of it."""
+"""The one error-to-HTTP mapping of every API (settings ``REST_FRAMEWORK["EXCEPTION_HANDLER"]``).
+
+Every API error is a JSON object ``{"code", "detail"}``: a stable machine code and a sentence for a person (plus
+``errors`` by field for invalid input). A typed service error (``lexery/errors.py``) answers with its own status and
+code; DRF's own exceptions keep their status with our code names. Internal exception text never reaches a client:
+an unexpected exception is logged with its traceback for the operators and answered with a 500 that says nothing
+of it."""
 
 from __future__ import annotations
 
@@ -13,32 +17,14 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
+from lexery.errors import ServiceError
+
 logger = logging.getLogger(__name__)
 
 SERVER_ERROR = "The server could not complete the request; the operators have the details."
 # DRF's own codes, renamed where ours are clearer; anything else keeps DRF's default_code.
 CODES = {exceptions.ValidationError: "invalid_input", exceptions.ParseError: "malformed_request",
          exceptions.NotAuthenticated: "not_authenticated", exceptions.AuthenticationFailed: "not_authenticated"}
-
-
-class ClientError(ValueError):
-    """A service's refusal of its caller's input: the message is a sentence for the client; ``code`` is stable."""
-
-    status_code: int = status.HTTP_400_BAD_REQUEST
-    code: str = "invalid_input"
-
-
-class ConflictError(ClientError):
-    """The request is well formed but the object's state does not allow it (a run that has ended, …)."""
-
-    status_code = status.HTTP_409_CONFLICT
-    code = "conflict"
-
-
-class QuotaExceeded(ConflictError):
-    """The org already stores as many of these as its cap allows (``ORG_MAX_DOCUMENTS``, ``ORG_MAX_MEMORY_ITEMS``)."""
-
-    code = "quota_exceeded"
 
 
 def error_response(status_code: int, code: str, detail: str, **extra: Any) -> Response:
@@ -57,7 +43,7 @@ def _code(exc: Exception) -> str:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, ClientError):
+    if isinstance(exc, ServiceError):
         return error_response(exc.status_code, exc.code, str(exc))
     response = drf_handler(exc, context)
     if response is None:  # not an API exception: a bug or an outage, never the client's business

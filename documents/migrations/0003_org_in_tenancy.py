@@ -1,0 +1,26 @@
+# Org and Specialist moved from ``runs`` to ``tenancy`` (issue 14) with their tables: the foreign keys point at the
+# same tables, so only Django's state changes.
+
+import django.db.models.deletion
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('documents', '0002_extracting_status'),
+        ('tenancy', '0001_initial'),
+    ]
+
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            database_operations=[],
+            state_operations=[
+                migrations.AlterField(
+                    model_name='userdocument',
+                    name='org',
+                    field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='documents', to='tenancy.org'),
+                ),
+            ],
+        ),
+    ]
