@@ -33,14 +33,15 @@ from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.db.models import Avg, Count
 from django.utils import timezone
+from runs.auth import api_key_create
 
 from engine.dispatch import enqueue_stage
 from engine.models import OutboxMessage
 from engine.reaper import reap
 from engine.specs import ALL_QUEUES, RETRIEVAL_QUEUE, queue_for
+from llm.models import CostLedgerEntry
 from orch.policy import STAGES
-from runs.auth import api_key_create
-from runs.models import CostLedgerEntry, Run, StageEvent
+from runs.models import Run, StageEvent
 from tests.support.broker import BROKER_URL, BrokerProxy, celery_broker, free_port, queued_tasks
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
