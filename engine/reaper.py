@@ -4,7 +4,9 @@
   commit and send) is sent.
 - An active run whose current attempt made no progress for its stage's hard limit plus REAPER_GRACE_S (the message
   was lost with a flushed broker, the worker was killed, the hard limit killed the stage) has that attempt sent
-  again; after STAGE_MAX_REDELIVERIES re-sends the run fails with a reason that says so.
+  again; after STAGE_MAX_REDELIVERIES re-sends the run fails with a reason that says so. An attempt no worker has
+  claimed yet is re-sent only when its queue is empty: while the queue holds messages it may simply be waiting its
+  turn (a backlog longer than the deadline is load, not loss — re-sending it would fail busy runs).
 - A stage event still ``running`` on a run that has ended (cancelled while its worker died) is closed as skipped.
 
 Every action is idempotent with the shell's claim: a re-sent attempt that finished meanwhile is ignored there."""
@@ -14,10 +16,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
+from kombu.exceptions import ChannelError
 
 from engine.dispatch import send_recorded
 from engine.models import OutboxMessage
@@ -65,19 +71,65 @@ def _deadline(stage: str) -> timedelta:
     return timedelta(seconds=spec(stage).hard_limit_s + settings.REAPER_GRACE_S)
 
 
+class QueueDepths:
+    """Messages waiting in each stage queue, asked of the broker once per round and only if needed."""
+
+    def __init__(self) -> None:
+        self._depths: dict[str, int | None] | None = None
+
+    def empty(self, queue: str) -> bool:
+        """True only when the broker says nothing waits in ``queue`` (unknown counts as not empty)."""
+        if self._depths is None:
+            self._depths = _queue_depths()
+        return self._depths.get(queue) == 0
+
+
+def _queue_depths() -> dict[str, int | None]:
+    queues = {s.queue for s in STAGE_SPECS.values()}
+    try:
+        with current_app.connection_for_read() as conn:
+            conn.ensure_connection(max_retries=1)
+            with conn.channel() as channel:
+                return {q: _depth(channel, q) for q in queues}
+    except Exception as exc:  # the broker is down: nothing can be sent this round anyway
+        logger.warning("reaper could not read the queues", extra={"error": f"{type(exc).__name__}: {exc}"[:300]})
+        return dict.fromkeys(queues)
+
+
+def _depth(channel: Any, queue: str) -> int:
+    try:
+        return int(channel.queue_declare(queue=queue, passive=True).message_count)
+    except ChannelError:  # no such queue (a flushed Redis): nothing waits in it
+        return 0
+
+
 def _resend_stalled(now: datetime) -> dict[str, int]:
-    shortest = min(_deadline(s) for s in STAGE_SPECS)
-    runs = (Run.objects.filter(status__in=ACTIVE, updated_at__lt=now - shortest)
-            .order_by("updated_at").values_list("pk", flat=True)[:settings.REAPER_BATCH_MAX])
     counts = {"resent": 0, "failed": 0}
-    for run_id in runs:
-        outcome = _reap_run(str(run_id), now)
+    depths = QueueDepths()
+    for run_id in _stalled_candidates(now, depths):
+        outcome = _reap_run(run_id, now, depths)
         if outcome:
             counts[outcome] += 1
     return counts
 
 
-def _reap_run(run_id: str, now: datetime) -> str | None:
+def _stalled_candidates(now: datetime, depths: QueueDepths) -> list[str]:
+    """Runs whose current attempt may have stalled, in two reads without locks (``_reap_run`` checks each again
+    under the run's lock): a claimed attempt still running past the shortest deadline, and an attempt sent past it
+    that no worker claimed, whose queue is empty. Runs merely waiting in a busy queue cost nothing here."""
+    cutoff = now - min(_deadline(s) for s in STAGE_SPECS)
+    claimed = (StageEvent.objects.filter(outcome=StageEvent.Outcome.RUNNING, run__status__in=ACTIVE)
+               .filter(Q(claimed_at__lt=cutoff) | Q(claimed_at__isnull=True, started_at__lt=cutoff))
+               .values_list("run_id", flat=True)[:settings.REAPER_BATCH_MAX])
+    attempt_claimed = StageEvent.objects.filter(run_id=OuterRef("run_id"), stage=OuterRef("stage"),
+                                                attempt=OuterRef("attempt"))
+    unclaimed = (OutboxMessage.objects.filter(run__status__in=ACTIVE, sent_at__lt=cutoff)
+                 .exclude(Exists(attempt_claimed)).values_list("run_id", "queue")[:settings.REAPER_BATCH_MAX])
+    runs = [str(r) for r in claimed] + [str(r) for r, queue in unclaimed if depths.empty(queue)]
+    return list(dict.fromkeys(runs))[:settings.REAPER_BATCH_MAX]
+
+
+def _reap_run(run_id: str, now: datetime, depths: QueueDepths) -> str | None:
     """Look at one run's current attempt (its latest outbox row) under the run's lock; act if it stalled."""
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id, status__in=ACTIVE).first()
@@ -89,6 +141,8 @@ def _reap_run(run_id: str, now: datetime) -> str | None:
             return None
         last = max(message.sent_at, event.claimed_at or event.started_at) if event else message.sent_at
         if now - last < _deadline(message.stage):
+            return None
+        if event is None and not depths.empty(message.queue):  # unclaimed: it may still wait in the queue
             return None
         if message.sends > spec(message.stage).max_redeliveries:
             _fail_stalled(run, message, event)

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+import redis
 from rest_framework.test import APIClient
 
 from knowledge import index
@@ -14,6 +15,7 @@ from knowledge.models import Act
 from tenancy.auth import api_key_create
 from tenancy.models import Org, Specialist
 from tests.factories import SpecialistFactory
+from tests.support.broker import BROKER_URL, celery_broker
 from tests.support.corpus import DEMO_DIR, write_subset
 
 
@@ -62,6 +64,18 @@ def post_run(api: APIClient, **body: Any) -> Any:
 
 
 __all__ = ["Path", "post_run"]
+
+
+@pytest.fixture
+def broker(settings: Any) -> Iterator[redis.Redis]:
+    """This process on the real Redis broker (E2E_BROKER_URL, flushed before and after): stage tasks are sent
+    there and wait in their queues, nothing runs them. The Redis client is for looking at the queues."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    client = redis.Redis.from_url(BROKER_URL)
+    client.flushdb()
+    with celery_broker(BROKER_URL):
+        yield client
+    client.flushdb()
 
 
 @pytest.fixture(autouse=True)
