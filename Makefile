@@ -56,7 +56,7 @@ test: lint typecheck schema
 # (gunicorn, a prefork stage worker, the one retrieval worker, beat for the reaper) under honcho; Ctrl-C stops all.
 serve: migrate
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
-	  $(MAKE) --no-print-directory $(VENV)/.prod-installed && mkdir -p $${LEXERY_VAR_DIR:-var} && \
+	  $(MAKE) --no-print-directory $(VENV)/.prod-installed static && mkdir -p $${LEXERY_VAR_DIR:-var} && \
 	  echo "web on :$(PORT) (gunicorn) + stage workers + retrieval worker + beat; broker $$CELERY_BROKER_URL" && \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" exec $(BIN)/honcho start -f Procfile -p $(PORT); \
 	else \
