@@ -33,7 +33,6 @@ from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.db.models import Avg, Count
 from django.utils import timezone
-from runs.auth import api_key_create
 
 from engine.dispatch import enqueue_stage
 from engine.models import OutboxMessage
@@ -42,6 +41,7 @@ from engine.specs import ALL_QUEUES, RETRIEVAL_QUEUE, queue_for
 from llm.models import CostLedgerEntry
 from orch.policy import STAGES
 from runs.models import Run, StageEvent
+from tenancy.auth import api_key_create
 from tests.support.broker import BROKER_URL, BrokerProxy, celery_broker, free_port, queued_tasks
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -60,7 +60,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def bounded(seconds: int) -> Callable[[F], F]:
     """The test's hard timeout: past it the test fails (and its fixtures stop every process) wherever it was."""
     def mark(fn: F) -> F:
-        fn.hard_timeout_s = seconds  # type: ignore[attr-defined]
+        fn.hard_timeout_s = seconds  # type: ignore[attr-defined]  # a marker the fixture reads off the test function
         return fn
     return mark
 
