@@ -70,10 +70,12 @@ __all__ = ["Path", "post_run"]
 def broker(settings: Any) -> Iterator[redis.Redis]:
     """This process on the real Redis broker (E2E_BROKER_URL, flushed before and after): stage tasks are sent
     there and wait in their queues, nothing runs them. The Redis client is for looking at the queues."""
-    settings.CELERY_TASK_ALWAYS_EAGER = False
     client = redis.Redis.from_url(BROKER_URL)
     client.flushdb()
+    # Celery reads its conf from the Django settings lazily: repoint (and remember the eager mode to restore)
+    # before the setting changes, or every later test would inherit a non-eager app.
     with celery_broker(BROKER_URL):
+        settings.CELERY_TASK_ALWAYS_EAGER = False
         yield client
     client.flushdb()
 
