@@ -11,9 +11,8 @@ from pydantic import BaseModel
 
 from engine.dispatch import enqueue_stage
 from engine.shell import limits
-from engine.specs import sections_from
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, Decision, OrchInput, decide
-from pipeline.context import LINEAGE_KEYS
+from pipeline.context import LINEAGE_KEYS, sections_from
 from pipeline.document import MASKED, apply
 from runs.models import Run, RunContext, StageEvent
 
@@ -50,7 +49,7 @@ def run_resume(*, run: Run, ctx: RunContext, write: dict[str, BaseModel | None])
 def rerun_document(document: dict[str, Any], *, old_run_id: str, stage: str) -> dict[str, Any]:
     """The old run's document without what ``stage`` and every later stage wrote: the new run recomputes those
     instead of trusting stale ones."""
-    dropped = sections_from(stage) | set(LINEAGE_KEYS)
+    dropped = set(sections_from(stage)) | set(LINEAGE_KEYS)
     kept = {k: v for k, v in document.items() if k not in dropped and k != MASKED}
     kept[MASKED] = [m for m in document.get(MASKED, []) if m in kept]
     kept["rerun_of"] = {"run": old_run_id, "from_stage": stage}

@@ -54,7 +54,3 @@ def spec(stage: str) -> StageSpec:
 def queue_for(stage: str) -> str:
     return STAGE_SPECS[stage].queue
 
-
-def sections_from(stage: str) -> set[str]:
-    """Every section owned by ``stage`` or a later stage: what a re-run from ``stage`` must recompute."""
-    return set(context.sections_from(stage))

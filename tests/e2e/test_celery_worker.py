@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,10 +20,11 @@ from django.db import connection
 from engine.specs import ALL_QUEUES
 from tenancy.auth import api_key_create
 from tests.factories import org_create
+from tests.support.broker import BROKER_URL
+from tests.support.loopback import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-BROKER_URL = os.environ.get("E2E_BROKER_URL", "redis://127.0.0.1:6379/14")
 ROOT = Path(__file__).resolve().parents[2]
 POLL_TIMEOUT_S = 180
 
@@ -47,12 +47,6 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def production(lldbi_index, release_qdrant) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A web process and a worker process in production configuration, sharing the test database."""
@@ -64,7 +58,7 @@ def production(lldbi_index, release_qdrant) -> Iterator[tuple[str, subprocess.Po
     worker = _spawn(["-m", "celery", "-A", "lexery", "worker", "--pool=solo", "-Q", ",".join(ALL_QUEUES),
                      "--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "WARNING"],
                     env, "e2e-worker.log")
-    port = _free_port()
+    port = free_port()
     web = _spawn(["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"], env, "e2e-web.log")
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

@@ -4,9 +4,6 @@ against a real S3 API server on loopback (moto_server), with path-style addressi
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,43 +18,19 @@ from knowledge import index
 from knowledge.ingest.laws import laws_ingest
 from knowledge.snippets import SnippetLoadError, SnippetStore, snippet_key
 from lexery.settings import s3_client_config
+from tests.support.loopback import moto_server, stalled_server
 
 pytestmark = pytest.mark.s3
 
 BUCKET = "lexery-snippets-test"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-START_TIMEOUT_S = 30
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A moto_server process on a free loopback port, for this module."""
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("moto") / "moto.log").open("wb")
-    moto = Path(sys.executable).with_name("moto_server")
-    proc = subprocess.Popen([str(moto), "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"moto_server exited with {proc.returncode}") from None
-            time.sleep(0.2)
-    else:
-        proc.kill()
-        raise RuntimeError(f"moto_server did not listen on {port} within {START_TIMEOUT_S}s")
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
-    log.close()
+    with moto_server(tmp_path_factory.mktemp("moto") / "moto.log") as endpoint:
+        yield endpoint
 
 
 @pytest.fixture
@@ -156,31 +129,8 @@ def test_ingest_writes_the_snippets_to_s3(s3_env: str, settings: Any, tmp_path: 
 @pytest.fixture
 def stalled_endpoint() -> Iterator[str]:
     """A loopback server that accepts every connection and never answers: R2 hanging mid-request."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    server.settimeout(0.2)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            held.append(conn)  # read nothing, answer nothing, keep it open
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    thread.join(timeout=2)
-    for conn in held:
-        conn.close()
-    server.close()
+    with stalled_server() as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 KEYS = [f"lldbi/322-08/st{n}-000000/c0.txt" for n in (36, 38, 40, 44)]

@@ -16,15 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
+from tests.support.loopback import free_port
+
 # Every test that talks to Redis uses this one database and flushes it: give each checkout its own (make test
 # sets nothing; the default is the suite's).
 BROKER_URL = os.environ.get("E2E_BROKER_URL", "redis://127.0.0.1:6379/14")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class BrokerProxy:
