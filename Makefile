@@ -13,7 +13,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery_bench
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test serve bench install install-dev lint typecheck schema requirements migrate static messages clean
+.PHONY: demo knowledge test serve bench install install-dev lint typecheck schema requirements migrate static messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ demo: migrate
 	$(BIN)/python manage.py seed_demo > /dev/null
 	LOG_LEVEL=WARNING $(BIN)/python manage.py ingest_demo
 	LOG_LEVEL=WARNING $(BIN)/python manage.py ask "$(DEMO_QUESTION)"
+
+# The shipped knowledge (knowledge/corpus): the act catalog, then the 45 core acts (8,101 articles), with progress
+# and the time taken. Resumable: run it again after an interruption. Embeds every article (~20 min on two cores)
+# unless an embedding cache (embeddings.<model>.npz) is in knowledge/corpus.
+knowledge: migrate
+	LOG_LEVEL=WARNING $(BIN)/python manage.py ingest_knowledge
 
 lint: install-dev
 	$(BIN)/ruff check .

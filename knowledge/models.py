@@ -8,7 +8,7 @@ from django.db import models
 class Act(models.Model):
     nreg = models.CharField(max_length=64, unique=True, help_text="Rada registration number, e.g. 322-08.")
     nreg_key = models.CharField(max_length=64, unique=True, help_text="Case-folded nreg for lookups.")
-    title = models.CharField(max_length=500, blank=True)
+    title = models.TextField(blank=True)  # catalog titles of resolutions run to 3,500 characters
     abbreviations = models.JSONField(default=list, blank=True)
     aliases = models.JSONField(default=list, blank=True, help_text="Other names, inflected forms included.")
     official_numbers = models.JSONField(default=list, blank=True,

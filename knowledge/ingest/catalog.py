@@ -52,6 +52,13 @@ def crossref_usable(rec: dict[str, Any], has_title: bool) -> bool:
     return False
 
 
+_SAVED_FIELDS = ("title", "abbreviations", "aliases", "official_numbers", "corpus_ids")
+
+
+def _saved_state(act: Act) -> tuple[Any, ...]:
+    return tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(act, f) for f in _SAVED_FIELDS))
+
+
 @dataclass
 class _Load:
     """The Act rows one load works on: those already in the table and those it touched (new or changed), written
@@ -60,6 +67,12 @@ class _Load:
     existing: dict[str, Act]
     touched: dict[str, Act] = field(default_factory=dict)
     applied: int = 0
+    before: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # What each row held when the load began: a re-load of the same files (a resumed `make knowledge`) then
+        # writes nothing, instead of rewriting all 8,164 rows (15 s on SQLite).
+        self.before = {key: _saved_state(a) for key, a in self.existing.items()}
 
     def knows(self, nreg_key: str) -> bool:
         return nreg_key in self.touched or nreg_key in self.existing
@@ -82,10 +95,10 @@ class _Load:
 
     def save(self) -> None:
         new = [a for a in self.touched.values() if a.pk is None]
-        old = [a for a in self.touched.values() if a.pk is not None]
+        old = [a for a in self.touched.values()
+               if a.pk is not None and _saved_state(a) != self.before.get(a.nreg_key)]
         Act.objects.bulk_create(new, batch_size=500)
-        Act.objects.bulk_update(old, ["title", "abbreviations", "aliases", "official_numbers", "corpus_ids"],
-                                batch_size=500)
+        Act.objects.bulk_update(old, list(_SAVED_FIELDS), batch_size=500)
         if old:  # bulk_update skips auto_now: touch the stamp the lexicon cache keys on
             old[0].save(update_fields=["updated_at"])
 

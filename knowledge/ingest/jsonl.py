@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,24 @@ class IngestError(Exception):
 def open_text(path: Path) -> Iterator[str]:
     if not path.exists():
         raise IngestError(f"file not found: {path}")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        yield from fh
+    if path.suffix != ".gz":
+        with open(path, encoding="utf-8") as fh:
+            yield from fh
+        return
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            yield from fh
+    # A cut download or a file that only ends in .gz: a sentence naming the file, not a zlib traceback.
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise IngestError(f"{path}: not a complete gzip file ({exc})") from exc
+
+
+def find_jsonl(folder: Path, name: str) -> Path | None:
+    """``name`` in ``folder``, plain or gzipped (``name.gz``, as the shipped corpus is); None when neither is."""
+    for candidate in (folder / name, folder / f"{name}.gz"):
+        if candidate.exists():
+            return candidate
+    return None
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -6,12 +6,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.ingest.catalog import catalog_load
-from knowledge.ingest.jsonl import IngestError
+from knowledge.ingest.jsonl import IngestError, find_jsonl
 
 
 class Command(BaseCommand):
     help = ("Load the DocList act catalog into the Act table: acts, aliases and the usable name crossrefs "
-            "(--dir takes acts_catalog.jsonl, act_aliases.jsonl and act_name_crossrefs.jsonl from one folder).")
+            "(--dir takes acts_catalog.jsonl, act_aliases.jsonl and act_name_crossrefs.jsonl from one folder, "
+            "each plain or .gz).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dir", type=Path, default=None, help="a folder with the three catalog files")
@@ -27,8 +28,8 @@ class Command(BaseCommand):
                 raise CommandError(f"not a folder: {folder}")
             for key, name in (("acts", "acts_catalog.jsonl"), ("aliases", "act_aliases.jsonl"),
                               ("crossrefs", "act_name_crossrefs.jsonl")):
-                if paths[key] is None and (folder / name).exists():
-                    paths[key] = folder / name
+                if paths[key] is None:
+                    paths[key] = find_jsonl(folder, name)
         if not any(paths.values()):
             raise CommandError("give --dir, or --acts / --aliases / --crossrefs")
         try:
