@@ -33,10 +33,19 @@ install-dev: $(VENV)/.dev-installed
 migrate: install
 	$(BIN)/python manage.py migrate --no-input -v 0
 
+# seed_demo issues a new key for the demo org on every run (printed once, stored hashed): shown at the end with
+# what to try next, so the first API call needs no admin.
 demo: migrate
-	$(BIN)/python manage.py seed_demo > /dev/null
-	LOG_LEVEL=WARNING $(BIN)/python manage.py ingest_demo
-	LOG_LEVEL=WARNING $(BIN)/python manage.py ask "$(DEMO_QUESTION)"
+	@KEY=$$($(BIN)/python manage.py seed_demo) && \
+	LOG_LEVEL=WARNING $(BIN)/python manage.py ingest_demo && \
+	LOG_LEVEL=WARNING $(BIN)/python manage.py ask "$(DEMO_QUESTION)" && \
+	printf '%s\n' "" "Demo API key (org demo, specialist demo; shown once): $$KEY" "" "Next:" \
+	  "  make serve                      # web on :$(PORT), stages in-process (no broker needed)" \
+	  "  curl -s -X POST localhost:$(PORT)/api/v1/runs -H 'Authorization: Bearer $$KEY' \\" \
+	  "       -H 'Content-Type: application/json' -d '{\"question\": \"Скільки триває випробування при прийнятті на роботу?\", \"specialist\": \"demo\"}'" \
+	  "  curl -s localhost:$(PORT)/api/v1/runs/RUN_ID -H 'Authorization: Bearer $$KEY'   # RUN_ID: the id above" \
+	  "  .venv/bin/python manage.py createsuperuser && open http://localhost:$(PORT)/admin/   # the operators' console" \
+	  "  make knowledge                  # the 45 core acts and the whole act catalog (README: Production)"
 
 # The shipped knowledge (knowledge/corpus): the act catalog, then the 45 core acts (8,101 articles), with progress
 # and the time taken. Resumable: run it again after an interruption. Embeds every article (~20 min on two cores)
