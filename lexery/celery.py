@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun, worker_process_init, worker_ready
+from celery.signals import before_task_publish, task_postrun, task_prerun, worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
@@ -49,3 +49,15 @@ def _close_old_connections(task: Any = None, **_: Any) -> None:
     if task is None or getattr(task.request, "is_eager", False):
         return
     close_old_connections()
+
+
+@before_task_publish.connect
+def _carry_request_id(headers: dict[str, Any] | None = None, **_: Any) -> None:
+    """Every task sent inside a web request, or inside a task that carries one, carries its request id: U1 is sent
+    by the web process, U2 … U12 by the stage before, so the whole run logs the request that started it. A send
+    with no request behind it (the reaper's, beat's) carries none."""
+    from lexery.logging import TASK_REQUEST_ID_HEADER, current_request_id
+
+    request_id = current_request_id()
+    if headers is not None and request_id != "-":
+        headers.setdefault(TASK_REQUEST_ID_HEADER, request_id)

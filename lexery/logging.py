@@ -36,16 +36,32 @@ def bind_request(request_id: str) -> Iterator[None]:
         _request_id.reset(token)
 
 
+# The message header a task carries its web request's id in (``lexery/celery.py`` sets it at publish time).
+TASK_REQUEST_ID_HEADER = "lexery_request_id"
+
+
 def current_request_id() -> str:
-    return _request_id.get()
+    """The web request's id: bound by the middleware in the web process; inside a Celery task, the id the task's
+    message carries, so a run's stage tasks (each sent by the previous one) all log the request that started it."""
+    request_id = _request_id.get()
+    if request_id == "-":
+        request = _current_task_request()
+        # a worker puts the message's own headers on the request; an in-process apply() keeps them in .headers
+        carried = getattr(request, TASK_REQUEST_ID_HEADER, None) or (getattr(request, "headers", None) or {}).get(
+            TASK_REQUEST_ID_HEADER)
+        request_id = str(carried or "-")
+    return request_id
+
+
+def _current_task_request() -> object | None:
+    from celery import current_task
+
+    return getattr(current_task, "request", None) if current_task else None
 
 
 def _current_task_id() -> str:
     """The id of the Celery task this thread is executing (a worker's, or an eager task inside a request)."""
-    from celery import current_task
-
-    request = getattr(current_task, "request", None) if current_task else None
-    return str(getattr(request, "id", None) or "-")
+    return str(getattr(_current_task_request(), "id", None) or "-")
 
 
 class RunContextFilter(logging.Filter):
@@ -56,7 +72,7 @@ class RunContextFilter(logging.Filter):
             record.stage = _stage.get()
         if not hasattr(record, "request_id"):
             # Django logs a 4xx/5xx response after the middleware has returned: the id is on its request then.
-            request_id = _request_id.get()
+            request_id = current_request_id()
             if request_id == "-":
                 request_id = getattr(getattr(record, "request", None), "request_id", "-")
             record.request_id = request_id

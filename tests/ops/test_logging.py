@@ -8,12 +8,23 @@ import json
 import logging
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import redis
 from django.test import Client
 
+from engine import dispatch
+from engine.specs import spec
 from lexery.celery import app
-from lexery.logging import JsonFormatter, RunContextFilter, TextFormatter, bind_run
+from lexery.logging import (
+    TASK_REQUEST_ID_HEADER,
+    JsonFormatter,
+    RunContextFilter,
+    TextFormatter,
+    bind_request,
+    bind_run,
+)
 
 TS_MS = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00"
 
@@ -96,3 +107,48 @@ def test_the_worker_s_received_line_carries_the_task_id_it_names() -> None:
     # then
     assert record.__dict__["task_id"] == "4f1c-task"
     assert record.getMessage() == "Task engine.stage.U4[4f1c-task] received"
+
+
+def _sent_headers(broker: redis.Redis, stage: str) -> dict[str, object]:
+    """The headers of the one message waiting in the stage's Redis queue (kombu's JSON envelope)."""
+    messages = broker.lrange(spec(stage).queue, 0, -1)
+    assert len(messages) == 1
+    return dict(json.loads(messages[0])["headers"])
+
+
+@app.task(name="tests.ops.sends_the_next_stage")
+def sends_the_next_stage() -> None:
+    logging.getLogger("engine.shell").warning("stage done")
+    dispatch.send("run-9", "U2", 1)  # what the shell does after a stage: the next one, sent from the worker
+
+
+def test_a_stage_sent_in_a_web_request_carries_its_request_id(broker: redis.Redis) -> None:
+    # when U1 is sent inside a request (what POST /api/v1/runs does after its commit)
+    with bind_request("req-abc.1"):
+        dispatch.send("run-9", "U1", 1)
+    # then the message on the real broker carries the request's id
+    assert _sent_headers(broker, "U1")[TASK_REQUEST_ID_HEADER] == "req-abc.1"
+
+
+def test_a_task_carrying_a_request_id_logs_it_and_hands_it_to_the_next_stage(broker: redis.Redis,
+                                                                             json_lines: io.StringIO) -> None:
+    # when a stage task that came with the request's id runs (Celery's tracer, in this process) and sends U2
+    sends_the_next_stage.apply(headers={TASK_REQUEST_ID_HEADER: "req-abc.2"})
+    # then its lines carry the request id, and so does the next stage's message (and so on to U12)
+    line = next(x for x in lines(json_lines) if x["msg"] == "stage done")
+    assert line["request_id"] == "req-abc.2"
+    assert _sent_headers(broker, "U2")[TASK_REQUEST_ID_HEADER] == "req-abc.2"
+
+
+def test_a_send_with_no_request_behind_it_carries_no_id(broker: redis.Redis) -> None:
+    dispatch.send("run-9", "U3", 1)  # the reaper's re-send, beat's tasks
+    assert TASK_REQUEST_ID_HEADER not in _sent_headers(broker, "U3")
+
+
+@pytest.mark.django_db(transaction=True)  # real commits: U1 is sent after the run's, inside the request
+def test_post_runs_sends_u1_with_the_request_id_it_echoes(broker: redis.Redis, api: Any, specialist: Any) -> None:
+    response = api.post("/api/v1/runs", {"question": "Скільки днів триває щорічна відпустка?",
+                                         "specialist": specialist.slug}, format="json",
+                        headers={"X-Request-ID": "portal-77"})
+    assert response.status_code == 202 and response["X-Request-ID"] == "portal-77"
+    assert _sent_headers(broker, "U1")[TASK_REQUEST_ID_HEADER] == "portal-77"
