@@ -12,6 +12,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Benchmarks report, they do not assert (timings vary with the machine's load): PostgreSQL + Redis.
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/lexery_bench
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/15
+# API throughput (bench/api_throughput.py): POSTed runs wait on this Redis database, flushed before and after.
+BENCH_API_BROKER_URL ?= redis://127.0.0.1:6379/12
 
 .PHONY: demo knowledge test serve bench install install-dev lint typecheck schema requirements migrate static messages clean
 
@@ -83,11 +85,13 @@ $(VENV)/.prod-installed: requirements/prod.txt | $(BIN)/python
 	$(BIN)/pip install -q -r requirements/prod.txt
 	touch $@ $(VENV)/.base-installed
 
-bench: install
-	@psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = 'lexery_bench'" | grep -q 1 || \
-	  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE lexery_bench"
+bench: install $(VENV)/.prod-installed
+	@psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = '$(notdir $(BENCH_DATABASE_URL))'" | \
+	  grep -q 1 || psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $(notdir $(BENCH_DATABASE_URL))"
 	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_BROKER_URL=$(BENCH_BROKER_URL) DEBUG=false \
 	  $(BIN)/python bench/engine_overhead.py --runs $${BENCH_RUNS:-30}
+	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_API_BROKER_URL=$(BENCH_API_BROKER_URL) \
+	  $(BIN)/python bench/api_throughput.py --seconds $${BENCH_API_SECONDS:-10}
 
 # The pinned files name packages only: no index URL and no --find-links line from this machine's pip configuration.
 requirements: install-dev
