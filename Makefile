@@ -86,8 +86,9 @@ $(VENV)/.prod-installed: requirements/prod.txt | $(BIN)/python
 	touch $@ $(VENV)/.base-installed
 
 bench: install $(VENV)/.prod-installed
-	@psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = '$(notdir $(BENCH_DATABASE_URL))'" | \
-	  grep -q 1 || psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $(notdir $(BENCH_DATABASE_URL))"
+	@db=$$(basename "$(BENCH_DATABASE_URL)"); \
+	  psql -h 127.0.0.1 -U postgres -tc "SELECT 1 FROM pg_database WHERE datname = '$$db'" | grep -q 1 || \
+	  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $$db"
 	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_BROKER_URL=$(BENCH_BROKER_URL) DEBUG=false \
 	  $(BIN)/python bench/engine_overhead.py --runs $${BENCH_RUNS:-30}
 	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_API_BROKER_URL=$(BENCH_API_BROKER_URL) \

@@ -33,6 +33,9 @@ from runs.models import Run, RunContext, StageEvent
 from runs.selectors import run_spend_caps
 
 logger = logging.getLogger(__name__)
+# What the claim reads of a run's events: enough to count attempts and to judge a redelivery (``_reclaim``).
+CLAIM_EVENT_FIELDS = ("id", "run_id", "stage", "attempt", "step", "outcome", "started_at", "claimed_at",
+                      "deliveries")
 
 
 class ContextConflict(Exception):
@@ -135,7 +138,9 @@ def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
             logger.info("run not runnable; stage skipped", extra={"status": run.status})
             return None
         now = timezone.now()
-        events = list(StageEvent.objects.filter(run=run))  # a run has a few dozen at most (RUN_MAX_STEPS)
+        # A run has a few dozen events at most (RUN_MAX_STEPS); their details (JSON, read on every claim of every
+        # stage) are not needed here: the profile (bench/stage_profile.py) showed them parsed for nothing.
+        events = list(StageEvent.objects.filter(run=run).only(*CLAIM_EVENT_FIELDS))
         attempts = Counter(e.stage for e in events)
         event = next((e for e in events if e.stage == stage and e.attempt == attempt), None)
         if event is not None and not _reclaim(run, event, now):
