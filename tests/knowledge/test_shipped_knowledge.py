@@ -14,10 +14,13 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from knowledge import index
+from knowledge.embed_cache import VectorCache
+from knowledge.ingest.corpus import dense_text, read_articles
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.jsonl import IngestError, json_lines
 from knowledge.ingest.shipped import CATALOG_FILES, CORE_ARTICLES, CORPUS_DIR
 from knowledge.models import Act
+from knowledge.selectors import act_corpus_ids, act_names
 
 COLLECTION = "lldbi_shipped_test"
 
@@ -62,6 +65,24 @@ def test_make_knowledge_loads_the_catalog_then_a_slice_of_the_corpus_and_resumes
     call_command("ingest_knowledge", "--limit", "50", stdout=again, stderr=io.StringIO())
     assert "(0 new," in again.getvalue()
     assert catalog_only.values_list("updated_at", flat=True)[0] == stamp
+    _the_shipped_vectors_match_the_shipped_corpus()
+
+
+def _the_shipped_vectors_match_the_shipped_corpus() -> None:
+    """The dense texts ingest builds (with the catalog loaded) are all found in the shipped cache, across every act:
+    a change to the dense text or to the catalog's titles without a regenerated cache fails here, not as a
+    20-minute embedding on a user's machine."""
+    cache = VectorCache(settings.EMBEDDING_MODEL, [CORPUS_DIR])
+    assert len(cache) > 8000
+    articles = list(read_articles(CORPUS_DIR / f"{CORE_ARTICLES}.gz", canonical=act_corpus_ids(), names=act_names()))
+    repeated = {(a.act_nreg, a.article) for a in articles if a.occurrence > 1}  # left to the model (17)
+    unique = [a for a in articles if (a.act_nreg, a.article) not in repeated]
+    first_of_act = {a.act_nreg: a for a in reversed(unique)}
+    sample = [*first_of_act.values(), *unique[::97]]
+    assert len(first_of_act) == 45
+    missing = [f"{a.act_nreg} {a.article}" for a in sample
+               if cache.get(dense_text(a, settings.DENSE_HEAD_CHARS)) is None]
+    assert not missing, missing
 
 
 def test_a_folder_missing_a_catalog_file_is_refused_before_anything_is_written(db: Any, tmp_path: Path) -> None:
