@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 
 from knowledge import index
 from knowledge.embed_cache import VectorCache
-from knowledge.ingest.corpus import dense_text, read_articles
 from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.corpus import dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, json_lines
 from knowledge.ingest.shipped import CATALOG_FILES, CORE_ARTICLES, CORPUS_DIR
 from knowledge.models import Act
