@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import os
 import pstats
 import sys
 import time
@@ -20,13 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lexery_bench")
-BROKER = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/15")
-os.environ.update({"DATABASE_URL": DB, "CELERY_BROKER_URL": BROKER, "CELERY_TASK_ALWAYS_EAGER": "false",
-                   "LOG_LEVEL": os.environ.get("LOG_LEVEL", "WARNING"), "DJANGO_SETTINGS_MODULE": "lexery.settings"})
-QUESTION = "Скільки календарних днів триває щорічна основна відпустка?"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.engine_env import BROKER, QUESTION  # sets the bench database and broker before Django loads
 
 
 class Tally:

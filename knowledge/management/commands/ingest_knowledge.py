@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.index import close_client
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.shipped import CORPUS_DIR, knowledge_load
+from knowledge.management.commands._ingest_options import add_slice_arguments, slice_acts
 
 
 class Command(BaseCommand):
@@ -17,17 +18,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dir", type=Path, default=CORPUS_DIR,
                             help="a folder laid out as knowledge/corpus (catalog files and core_articles.jsonl[.gz])")
-        parser.add_argument("--acts", default="", help="comma-separated act nregs of the corpus to keep")
-        parser.add_argument("--limit", type=int, default=None, help="stop after this many articles")
-        parser.add_argument("--batch-size", type=int, default=None, help="chunks per batch (EMBED_BATCH_SIZE)")
-        parser.add_argument("--max-batches", type=int, default=None,
-                            help="stop after writing this many batches (a re-run continues from there)")
+        add_slice_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        acts = {a.strip() for a in opts["acts"].split(",") if a.strip()} or None
-        for name in ("limit", "batch_size", "max_batches"):
-            if opts[name] is not None and opts[name] <= 0:
-                raise CommandError(f"--{name.replace('_', '-')} must be a positive number")
+        acts = slice_acts(opts)
         if not opts["dir"].is_dir():
             raise CommandError(f"not a folder: {opts['dir']}")
         try:

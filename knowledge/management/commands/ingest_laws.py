@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.index import close_client
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
+from knowledge.management.commands._ingest_options import add_slice_arguments, slice_acts
 
 
 class Command(BaseCommand):
@@ -15,18 +16,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path)
-        parser.add_argument("--acts", default="", help="Comma-separated act nregs to keep, e.g. 322-08,435-15")
-        parser.add_argument("--limit", type=int, default=None, help="Stop after this many articles")
-        parser.add_argument("--batch-size", type=int, default=None,
-                            help="chunks per embedding/upsert batch (whole articles; default EMBED_BATCH_SIZE)")
-        parser.add_argument("--max-batches", type=int, default=None,
-                            help="stop after writing this many batches (a re-run continues from there)")
+        add_slice_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        acts = {a.strip() for a in opts["acts"].split(",") if a.strip()} or None
-        for name in ("limit", "batch_size", "max_batches"):
-            if opts[name] is not None and opts[name] <= 0:
-                raise CommandError(f"--{name.replace('_', '-')} must be a positive number")
+        acts = slice_acts(opts)
         try:
             report = laws_ingest(path=opts["path"], acts=acts, limit=opts["limit"], batch_size=opts["batch_size"],
                                  max_batches=opts["max_batches"])
