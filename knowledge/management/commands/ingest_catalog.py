@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.jsonl import IngestError, find_jsonl
+from knowledge.ingest.shipped import CATALOG_FILES
 
 
 class Command(BaseCommand):
@@ -26,8 +27,7 @@ class Command(BaseCommand):
             folder = opts["dir"]
             if not folder.is_dir():
                 raise CommandError(f"not a folder: {folder}")
-            for key, name in (("acts", "acts_catalog.jsonl"), ("aliases", "act_aliases.jsonl"),
-                              ("crossrefs", "act_name_crossrefs.jsonl")):
+            for key, name in CATALOG_FILES.items():
                 if paths[key] is None:
                     paths[key] = find_jsonl(folder, name)
         if not any(paths.values()):
