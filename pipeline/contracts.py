@@ -111,6 +111,9 @@ class Hit(Section):
     # whether both kinds of signal put it near the top
     lexical_rank: int | None = None
     dense_rank: int | None = None
+    # for the article first in the lexical list: how far its BM25 score stands ahead of the next article's
+    # (1 − second/first); None for every other article. U5 reads it: a first place by a hair is not an answer.
+    lexical_lead: float | None = None
 
 
 class RawHits(Section):

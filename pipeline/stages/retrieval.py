@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Protocol, Required, TypedDict
+from typing import NamedTuple, Protocol, Required, TypedDict
 
 from legaltext.chunking import is_placeholder_title
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
@@ -81,20 +81,31 @@ class SearchPort(Protocol):
     def definitions(self, term: str, act_nregs: list[str], limit: int) -> Ranked: ...
 
 
-def _hit(payload: ChunkPayload, score: float, channel: str, step: int,
-         ranks: tuple[int | None, int | None] = (None, None)) -> Hit:
+class Ranks(NamedTuple):
+    """An article's 0-based rank in the lexical and the dense list (None: not found there), and for the first
+    article of the lexical list its lead over the next one (``Hit.lexical_lead``)."""
+
+    lexical: int | None = None
+    dense: int | None = None
+    lexical_lead: float | None = None
+
+
+NO_RANKS = Ranks()  # the exact and definition channels rank nothing
+
+
+def _hit(payload: ChunkPayload, score: float, channel: str, step: int, ranks: Ranks = NO_RANKS) -> Hit:
     return Hit(chunk_key=payload["chunk_key"], act_nreg=payload["act_nreg"], act_title=payload["act_title"],
                act_label=payload.get("act_label") or payload["article_ref"].rsplit(" ст. ", 1)[0],
                article=payload["article"], article_ref=payload["article_ref"], heading=payload.get("heading"),
                r2_key=payload["r2_key"], ordinal=int(payload.get("ordinal", 0)), score=score, channel=channel,
-               step=step, lexical_rank=ranks[0], dense_rank=ranks[1])
+               step=step, lexical_rank=ranks.lexical, dense_rank=ranks.dense, lexical_lead=ranks.lexical_lead)
 
 
 def article_key(payload: Mapping[str, object]) -> str:
     return f"{str(payload['act_nreg']).lower()}#{payload['article']}"
 
 
-Fused = list[tuple[list[ChunkPayload], float, str, tuple[int | None, int | None]]]
+Fused = list[tuple[list[ChunkPayload], float, str, Ranks]]
 
 
 def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
@@ -130,8 +141,22 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     # against rank r in another): the dense rank breaks them, then the lexical order (the sort is stable).
     order = sorted((k for k in scores if scores[k] > 0), key=lambda k: (-scores[k], dense_rank.get(k, len(dense))))
     order = _one_per_text(order, {k: next(iter(chunks[k].values())) for k in order}, limit)
+    lead = _lexical_lead(lexical)
     return [(list(chunks[k].values())[:CHUNKS_PER_ARTICLE], scores[k], "+".join(sorted(channels[k])),
-             (lexical_rank.get(k), dense_rank.get(k))) for k in order]
+             Ranks(lexical_rank.get(k), dense_rank.get(k), lead if lexical_rank.get(k) == 0 else None))
+            for k in order]
+
+
+def _lexical_lead(lexical: Ranked) -> float | None:
+    """1 − (the best BM25 score of the second article) / (the first article's score); None without two articles."""
+    first: tuple[str, float] | None = None
+    for payload, score in lexical:
+        key = article_key(payload)
+        if first is None:
+            first = (key, score)
+        elif key != first[0]:
+            return round(1.0 - score / first[1], 4) if first[1] > 0 else None
+    return None
 
 
 def _principal(payload: ChunkPayload) -> tuple[bool, bool]:

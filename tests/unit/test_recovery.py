@@ -42,14 +42,15 @@ def question(*, acts: tuple[ActCue, ...] = (), refs: tuple[ArticleRefCue, ...] =
 
 
 def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08",
-        ranks: tuple[int | None, int | None] | None = None) -> Hit:
+        ranks: tuple[int | None, int | None] | None = None, lead: float | None = 0.5) -> Hit:
     """``ranks``: the article's rank in the lexical and the dense list; by default read off the channel (a signal
-    that found it ranked it first)."""
+    that found it ranked it first). ``lead``: its BM25 lead over the next article when it is first lexically."""
     if ranks is None:
         ranks = (0 if "lexical" in channel else None, 0 if "dense" in channel else None)
     return Hit(chunk_key=f"{nreg}#st{article}#c0", act_nreg=nreg, act_title="Кодекс законів про працю України",
                act_label="КЗпП", article=article, article_ref=f"КЗпП ст. {article}", r2_key=f"k{article}",
-               ordinal=0, score=score, channel=channel, step=0, lexical_rank=ranks[0], dense_rank=ranks[1])
+               ordinal=0, score=score, channel=channel, step=0, lexical_rank=ranks[0], dense_rank=ranks[1],
+               lexical_lead=lead if ranks[0] == 0 else None)
 
 
 def hits(*items: Hit) -> RawHits:
@@ -76,6 +77,11 @@ GATE_CASES = [
     pytest.param(question(), hits(hit("36", "dense")), None, (True, "too_few_hits", "weak"), id="too-few-hits"),
     pytest.param(question(), hits(hit("36", "dense+lexical"), hit("40", "dense")), None,
                  (False, "evidence_sufficient", "strong"), id="both-signals-agree"),
+    # both at the top, but the lexical first place by a hair: the words fit another article almost as well
+    pytest.param(question(), hits(hit("36", "dense+lexical", lead=0.05), hit("40", "dense")), None,
+                 (False, "evidence_sufficient", "partial"), id="agreement-by-a-hair-is-not-strong"),
+    pytest.param(question(), hits(hit("36", "dense+lexical", lead=None), hit("40", "dense")), None,
+                 (False, "evidence_sufficient", "partial"), id="agreement-without-a-runner-up-score-is-not-strong"),
     pytest.param(question(), hits(hit("36", "dense"), hit("40", "lexical")), None,
                  (False, "evidence_sufficient", "partial"), id="signals-disagree"),
     # both signals found the first article, but one of them not at its top: plentiful is not answering

@@ -144,3 +144,20 @@ def test_a_defined_term_lacking_a_word_of_the_asked_one_is_another_term() -> Non
     assert match_score(term_key("колективний договір"), term_key("договір")) == 0.0
     assert rank_definitions(term_key("колективний договір"),
                             [{"chunk_key": "a#st1#c0", "term_key": term_key("договір")}], limit=5) == []
+
+
+def test_the_first_lexical_article_carries_its_lead_over_the_next_article_and_no_other_does() -> None:
+    from pipeline.stages.retrieval import ChunkPayload, fuse
+
+    def chunk(article: str, ordinal: int = 0) -> ChunkPayload:
+        return {"chunk_key": f"322-08#st{article}#c{ordinal}", "act_nreg": "322-08", "article": article,
+                "act_title": "Кодекс законів про працю України"}
+
+    # the first article's two chunks lead the list: the lead is measured against the next *article* (2.0)
+    fused = fuse([(chunk("40"), 0.9)], [(chunk("40"), 4.0), (chunk("40", 1), 3.5), (chunk("47"), 2.0)], 10)
+    leads = {ps[0]["article"]: ranks.lexical_lead for ps, _, _, ranks in fused}
+    assert leads == {"40": 0.5, "47": None}
+    # a near tie leads by a hair; a list of one article has no runner-up to lead
+    near = fuse([], [(chunk("40"), 4.0), (chunk("47"), 3.9)], 10)
+    assert near[0][3].lexical_lead == 0.025
+    assert fuse([], [(chunk("40"), 4.0)], 10)[0][3].lexical_lead is None
