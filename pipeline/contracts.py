@@ -85,6 +85,8 @@ class SearchStep(Section):
     act_filter: list[str] = Field(default_factory=list)  # nregs
     article: str | None = None
     limit: int
+    # a step's fused scores count at this share: a seat for an act beside the main search (planning.py)
+    weight: float = 1.0
 
 
 class SearchPlan(Section):

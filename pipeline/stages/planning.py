@@ -9,6 +9,15 @@ from pipeline.contracts import QueryProfile, RetrievalRetryRequest, SearchPlan, 
 # "А для неповнолітніх?" after a question on leave: a short question that names no act, article or term leans on
 # the conversation's previous question, so it is searched together with it.
 FOLLOW_UP_MAX_WORDS = 8
+# The Constitution is the law every act answers to, yet a lay question about a right ranks the special law or code
+# that spells the right out: the Constitution's articles have no headings and few of the words people use. So it
+# has seats: the question is searched within the Constitution alone too, and its first CONSTITUTION_SEATS articles
+# join at CONSTITUTION_SEAT_WEIGHT of their fused score — about the tenth place of the main list, higher only where
+# the main search ranks them higher itself. On eval/natural dev: the Constitution's questions with the gold article
+# in the first 10 0.37 → 0.61, all questions 0.58 → 0.61; 0.3 changed nothing, 0.7–1 pushed out codes (README).
+CONSTITUTION_NREG = "254к/96-ВР"
+CONSTITUTION_SEATS = 2
+CONSTITUTION_SEAT_WEIGHT = 0.5
 
 
 def is_follow_up(question: str, profile: QueryProfile) -> bool:
@@ -44,6 +53,10 @@ def plan_search(*, question: str, profile: QueryProfile, top_k: int,
                                 limit=top_k))
     steps.append(SearchStep(kind="hybrid", query=question, act_filter=indexed_acts,
                             limit=max(top_k // 2, 3) if term or follow_up else top_k))
+    if not term and not profile.article_refs and CONSTITUTION_NREG.lower() not in {a.lower() for a in indexed_acts}:
+        steps.append(SearchStep(kind="hybrid", query=f"{previous_question} {question}" if follow_up else question,
+                                act_filter=[CONSTITUTION_NREG], limit=CONSTITUTION_SEATS,
+                                weight=CONSTITUTION_SEAT_WEIGHT))
     if indexed_acts and not profile.article_refs:
         # A named act narrows the search; a smaller unfiltered pass guards against a wrongly named act.
         steps.append(SearchStep(kind="hybrid", query=question, act_filter=[], limit=max(top_k // 2, 3)))

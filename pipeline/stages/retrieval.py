@@ -210,7 +210,9 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                              heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
                              dense_weight=dense_weight,
                              lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT)
-                found = [_hit(p, s, ch, i, ranks) for ps, s, ch, ranks in fused for p in ps]
+                # a seat's ranks are ranks within its act alone: U5 must not read them as the whole index's
+                found = [_hit(p, s * step.weight, ch, i, ranks if step.weight >= 1 else NO_RANKS)
+                         for ps, s, ch, ranks in fused for p in ps]
         except Exception as exc:  # a failed step is traced, not fatal: U5 sees the thin evidence, U6 may retry
             error = f"{type(exc).__name__}: {exc}"[:300]
         for h in found:

@@ -102,7 +102,7 @@ def test_a_short_follow_up_is_searched_with_the_previous_question() -> None:
         p = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple",
                          **profile)
         return [s.query for s in plan_search(question=question, profile=p, top_k=10,
-                                             previous_question=previous).steps]
+                                             previous_question=previous).steps if s.weight == 1]
 
     first = "Скільки днів щорічної відпустки має працівник?"
     assert plan_for("А для неповнолітніх?", first) == [f"{first} А для неповнолітніх?", "А для неповнолітніх?"]
@@ -161,3 +161,19 @@ def test_the_first_lexical_article_carries_its_lead_over_the_next_article_and_no
     near = fuse([], [(chunk("40"), 4.0), (chunk("47"), 3.9)], 10)
     assert near[0][3].lexical_lead == 0.025
     assert fuse([], [(chunk("40"), 4.0)], 10)[0][3].lexical_lead is None
+
+
+def test_the_constitution_has_seats_beside_the_main_search_unless_the_question_points_elsewhere() -> None:
+    from pipeline.contracts import ArticleRefCue
+    from pipeline.stages.planning import CONSTITUTION_NREG, CONSTITUTION_SEAT_WEIGHT, CONSTITUTION_SEATS
+
+    def seats(question: str, **profile: object) -> list[tuple[str, list[str], int, float]]:
+        p = QueryProfile(mode="law", law_only=True, goals=[question], keywords=[], complexity="simple", **profile)
+        return [(s.query, s.act_filter, s.limit, s.weight)
+                for s in plan_search(question=question, profile=p, top_k=10).steps if s.weight < 1]
+
+    lay = "Держава хоче забрати мою ділянку під дорогу. Чи можуть без компенсації?"
+    assert seats(lay) == [(lay, [CONSTITUTION_NREG], CONSTITUTION_SEATS, CONSTITUTION_SEAT_WEIGHT)]
+    assert seats("Що таке мобінг?", definition_term="мобінг") == []  # a term is defined where it is defined
+    ref = ArticleRefCue(article="36", matched="статті 36")
+    assert seats("Що каже стаття 36?", article_refs=[ref]) == []  # a named article is fetched, not searched
