@@ -68,7 +68,11 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
                                  conversation_id=conversation_id)
         run_start(run=run)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
-    run.refresh_from_db()
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # Embedded mode: the stages ran in-process when the transaction committed, so the run as stored is newer
+        # than this object. With a broker nothing has touched it yet that this request could wait for: the object
+        # is the run as written (queued), and reading it back would cost the API a round trip for nothing.
+        run.refresh_from_db()
     return run
 
 
