@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db.models import DecimalField, Field, IntegerField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import QuerySet, Sum
 
 from llm.budget import SpendCaps
 from llm.models import CostLedgerEntry
@@ -27,20 +27,13 @@ LEDGER_SUMS = {"usd": "cost_usd", "prompt_tokens": "prompt_tokens", "completion_
                "cached_tokens": "cached_tokens"}
 
 
-def _ledger_sum(field: str) -> Subquery:
-    """One of the run's ledger sums as a scalar subquery (NULL without entries, as the aggregate is)."""
-    column = CostLedgerEntry._meta.get_field(field)
-    output: Field[Any, Any] = (DecimalField(max_digits=column.max_digits, decimal_places=column.decimal_places)
-                               if isinstance(column, DecimalField) else IntegerField())
-    rows = CostLedgerEntry.objects.filter(run=OuterRef("pk")).order_by().values("run")
-    return Subquery(rows.annotate(total=Sum(field)).values("total"), output_field=output)
-
-
 def run_detail_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
-    """``run_get_for_org`` with the run's cost summed in the same statement: the run API shows every run with its
-    cost, and a second round trip for the sums was a third of a GET's queries."""
+    """``run_get_for_org`` with the run's cost summed in the same statement (its ledger joined and grouped by the
+    run): the run API shows every run with its cost, and a second round trip for the sums was a third of a GET's
+    queries. Measured against the two queries: the same CPU (~3 ms of ORM and SQL); four scalar subqueries instead
+    cost ~9 ms, mostly compiling them."""
     runs = Run.objects.select_related("specialist", "context").annotate(
-        **{f"ledger_{name}": _ledger_sum(field) for name, field in LEDGER_SUMS.items()})
+        **{f"ledger_{name}": Sum(f"ledger__{field}") for name, field in LEDGER_SUMS.items()})
     return get_for_org_or_404(runs, org=org, pk=run_id, what="run")
 
 
