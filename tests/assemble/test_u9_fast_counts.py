@@ -4,20 +4,30 @@ the frozen slow reference (u9_reference.py) on random candidates, budgets, chann
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from assemble.budgets import AssembleConfig
-from assemble.prompt import render_kb_context
+from assemble.budgets import AssembleConfig, layer_budgets
+from assemble.prompt import SourceBlock, render_kb_context, render_source
+from assemble.render import layered_prompt
 from assemble.seams import PieceCounter, hard_pieces
 from assemble.u9 import assemble_prompt
-from llm.tokenizer import get_encoding
-from pipeline.contracts import CoverageGap, EvidenceAssembly, EvidenceItem, QueryProfile, SearchPlan
+from llm.tokenizer import count_tokens, get_encoding
+from pipeline.contracts import (
+    CoverageGap,
+    EvidenceAssembly,
+    EvidenceItem,
+    QueryProfile,
+    SearchPlan,
+    SpecialistProfile,
+)
 from tests.assemble.u9_reference import assemble_prompt_reference
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -119,3 +129,37 @@ def test_u9_chooses_cuts_and_totals_exactly_as_counting_every_text_whole(
     assert fast_blocks == slow_blocks
     assert fast == slow
     assert fast.meta.total_tokens_est == count(render_kb_context(fast_blocks, gap))
+
+
+def test_a_layered_prompt_encodes_its_context_about_once_and_every_count_stays_exact() -> None:
+    # given a layered prompt over twelve long law blocks whose counts U9 measured
+    corpus = Path(__file__).resolve().parents[2] / "knowledge" / "demo_corpus" / "demo_articles.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    longest = sorted((r for r in rows if r["act_nreg"] == "322-08"), key=lambda r: -len(r["text"]))[:12]
+    blocks = [SourceBlock(f"КЗпП ст. {r['article']}", f"k{i}", r.get("article_heading"), r["text"])
+              for i, r in enumerate(longest)]
+    encoded: list[str] = []
+
+    def recording(text: str) -> int:
+        encoded.append(text)
+        return count_tokens(text)
+
+    profile = SpecialistProfile(slug="labour", soul="Ти — уважний юридичний помічник. Відповідай стисло.",
+                                directives=["Посилайся на статті.", "Не вигадуй."],
+                                red_lines="Не радь порушувати закон.")
+    # when
+    wp = layered_prompt(profile=profile, blocks=blocks, question="Скільки днів відпустки?", coverage_gap=None,
+                        corrections=[], total_tokens=16_000, budgets=layer_budgets(16_000, 12_800), count=recording,
+                        block_tokens=[count_tokens(render_source(b)) for b in blocks])
+    context = wp.messages[0].content
+    # then the context went through the tokenizer about once (it went three times: fitted, per layer, in the total)
+    assert sum(len(t) for t in encoded) < 1.2 * len(context)
+    # and every count is what encoding each text whole gives
+    assert wp.context_tokens == count_tokens(context)
+    assert wp.total_tokens == sum(count_tokens(m.content) for m in wp.messages)
+    assert wp.layer_manifest is not None
+    for entry in wp.layer_manifest:
+        assert entry.token_count <= wp.context_tokens
+    kb = next(e for e in wp.layer_manifest if e.id == "kb")
+    kb_text = context[context.index("<kb_context>"):context.index("</kb_context>") + len("</kb_context>")]
+    assert kb.token_count == count_tokens(kb_text) and kb.char_count == len(kb_text)
