@@ -10,9 +10,10 @@ is cut by whole segments from its end — sentences for prose, lines for directi
 kb — so what stays is always well formed. Absent layers are omitted. When the never-truncate layers alone exceed
 the budget nothing is sent: ``PromptBudgetExceeded`` carries the counts.
 
-Each segment is tokenized once and cuts are decided on those counts; the finished layers and the finished
-context are then counted exactly once each. Joining text can merge tokens across a seam, so the exact total is
-checked against the budget and, in the rare case it is still over, one more segment goes (``MAX_FIT_PASSES``).
+Each segment is tokenized once and cuts are decided on those counts; the finished context is then counted exactly,
+and the finished layers from the same pieces (``assemble/seams.py``: each paragraph encoded once). Joining text can
+merge tokens across a seam, so the exact total is checked against the budget and, in the rare case it is still
+over, one more segment goes (``MAX_FIT_PASSES``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assemble.seams import PieceCounter
 from pipeline.contracts import LayerManifestEntry, SegmentCount
 
 PROMPT_ASSEMBLER_VERSION = 1
@@ -119,17 +121,6 @@ class _Work:
             self.kept -= 1
 
 
-def _memo(count: TokenCounter) -> TokenCounter:
-    seen: dict[str, int] = {}
-
-    def counted(text: str) -> int:
-        if text not in seen:
-            seen[text] = count(text)
-        return seen[text]
-
-    return counted
-
-
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -207,7 +198,9 @@ def _exact_fit(work: list[_Work], cut_order: list[_Work], *, total_tokens: int,
 
 def assemble_layers(layers: Sequence[Layer | None], *, total_tokens: int, layer_budgets: Mapping[str, int],
                     count: TokenCounter) -> AssembledLayers:
-    count = _memo(count)  # every distinct text is tokenized once, however often it is asked about
+    # Every distinct piece is tokenized once, however often it is asked about: the context, then each layer again
+    # for the manifest (and the writer prompt's own total, when the caller shares its PieceCounter) cost one pass.
+    count = count if isinstance(count, PieceCounter) else PieceCounter(count)
     sep_tokens = count(LAYER_SEPARATOR)
     work = _works(layers, total_tokens=total_tokens, layer_budgets=layer_budgets, count=count)
     never_tokens, required = _never_truncated(work, total_tokens=total_tokens, sep_tokens=sep_tokens, count=count)

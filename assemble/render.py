@@ -34,6 +34,7 @@ from assemble.prompt import (
     render_question,
     render_source,
 )
+from assemble.seams import PieceCounter
 from assemble.u9 import snippet_text
 from pipeline.context import RunDocument
 from pipeline.contracts import (
@@ -169,9 +170,10 @@ def layered_prompt(*, profile: SpecialistProfile, blocks: list[SourceBlock], que
                    block_tokens: Sequence[int] | None = None) -> WriterPrompt:
     layers = specialist_layers(profile=profile, blocks=blocks, coverage_gap=coverage_gap, corrections=corrections,
                                block_tokens=block_tokens)
-    result = assemble_layers(layers, total_tokens=total_tokens, layer_budgets=budgets, count=count)
+    pieces = PieceCounter(count)  # shared: the prompt's total reuses the pieces the assembler counted
+    result = assemble_layers(layers, total_tokens=total_tokens, layer_budgets=budgets, count=pieces)
     messages = [Message("system", result.assembled_context), Message("user", render_question(question))]
-    return _finish(messages, "layered", count, result.assembled_context, result.layer_manifest, result.kept_refs)
+    return _finish(messages, "layered", pieces, result.assembled_context, result.layer_manifest, result.kept_refs)
 
 
 def blocks_with_tokens(snippets: list[IncludedSnippet], texts: Mapping[str, str]

@@ -5,8 +5,10 @@ share of a channel with nothing to give (no history, no memory, documents not pr
 in use by their triage scores — the multi-signal weights — so it goes to law on a law question instead of being
 lost (seed 000 "budget allocation … згідно U9_BUDGET_PROFILE і multi-signal weights"). Within
 a channel top-ranked snippets stay whole; a lower one that does not fit is cut at a sentence boundary, or dropped
-when the room left is too small to say anything. Each piece is tokenized once; a cut one once more after cutting.
-Only keys and counts are kept (``IncludedSnippet``): the texts stay in the snippet store."""
+when the room left is too small to say anything. Counts are exact and each paragraph is encoded once
+(``assemble/seams.py``): a candidate is counted only up to the paragraph that overflows its channel, a cut one reuses
+the paragraphs before the cut, and the context's total is summed from the blocks' pieces. Only keys and counts are
+kept (``IncludedSnippet``): the texts stay in the snippet store."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from functools import partial
 
 from assemble.budgets import MIN_USEFUL_TOKENS, AssembleConfig, Budget, budget_for
 from assemble.prompt import SourceBlock, render_kb_context, render_source
+from assemble.seams import PieceCounter
 from assemble.triage import CHANNEL_OF_SOURCE, LAW, SHARE_KEY, Triage, triage_deterministic
 from pipeline.contracts import (
     AssembledPrompt,
@@ -74,9 +77,12 @@ def build_blocks(snippets: list[IncludedSnippet], texts: dict[str, str]) -> list
     return blocks
 
 
-def _cut_to_fit(text: str, block_of: Callable[[str], SourceBlock], room: int, count: TokenCounter
+def _cut_to_fit(text: str, block_of: Callable[[str], SourceBlock], room: int, count: PieceCounter
                 ) -> tuple[str, int] | None:
-    """The longest sentence prefix whose block fits in ``room`` tokens, from per-sentence counts."""
+    """The longest sentence prefix whose block fits in ``room`` tokens, from per-sentence counts; the cut block's
+    exact count reuses the paragraphs before the cut."""
+    if room < MIN_USEFUL_TOKENS:
+        return None  # ``used`` below never exceeds ``room`` and must reach MIN_USEFUL_TOKENS: nothing can fit
     sentences = [s for s in _SENTENCE.split(text) if s.strip()]
     overhead = count(render_source(block_of("")))
     used, end = overhead, 0
@@ -135,7 +141,7 @@ def _chosen(evidence: EvidenceAssembly, triage: Triage, warnings: list[str]) -> 
                   key=lambda i: (order[CHANNEL_OF_SOURCE[i.source]], i.rank))
 
 
-def _fit(item: EvidenceItem, label: str, texts: dict[str, str], room: int, count: TokenCounter,
+def _fit(item: EvidenceItem, label: str, texts: dict[str, str], room: int, count: PieceCounter,
          warnings: list[str]) -> tuple[SourceBlock, IncludedSnippet] | None:
     """The item's block within ``room`` tokens — whole, or cut at a sentence end — and what is kept of it; None
     when its texts did not load or too little of it fits (each with its warning)."""
@@ -146,9 +152,9 @@ def _fit(item: EvidenceItem, label: str, texts: dict[str, str], room: int, count
     first_key = next(k for k in item.r2_keys if k in texts)
     block_of = partial(SourceBlock, label, first_key, item.heading, source=item.source)
     block = block_of(text)
-    tokens = count(render_source(block))
+    tokens = count.at_most(render_source(block), room)
     truncated: int | None = None
-    if tokens > room:
+    if tokens is None:  # over the room: counted only up to the paragraph that overflows it
         cut = _cut_to_fit(text, block_of, room, count)
         if cut is None:
             warnings.append(f"dropped_over_budget:{label}")
@@ -196,6 +202,7 @@ def assemble_prompt(
         triage = triage_deterministic(profile=profile, plan=plan, evidence=evidence, weights=cfg.signal_weights,
                                       shares=cfg.mode_shares)
     warnings = list(load_warnings)
+    pieces = PieceCounter(count)  # one memo per assembly: every candidate paragraph is encoded at most once
     room = channel_rooms(budget, triage.channels, triage.scores)
     allotted = dict(room)
     snippets: list[IncludedSnippet] = []
@@ -203,14 +210,15 @@ def assemble_prompt(
     for item in _chosen(evidence, triage, warnings):
         label = _label(item)
         channel = CHANNEL_OF_SOURCE[item.source]
-        fitted = _fit(item, label, texts, room[channel], count, warnings) if label is not None else None
+        fitted = _fit(item, label, texts, room[channel], pieces, warnings) if label is not None else None
         if fitted is None:
             continue
         block, snippet = fitted
         room[channel] -= snippet.tokens
         blocks.append(block)
         snippets.append(snippet)
-    kb_tokens = count(render_kb_context(blocks, coverage_gap))
+    # exact: the blocks' pieces are counted already; only the joins and the kb_context markup are new
+    kb_tokens = pieces(render_kb_context(blocks, coverage_gap))
     used = {CHANNEL_OF_SOURCE[s.source] for s in snippets}
     meta = _meta(profile=profile, plan=plan, budget=budget, triage=triage, allotted=allotted, now=now,
                  channels_used=[c for c in triage.channels if c in used], total_tokens_est=kb_tokens,

@@ -21,13 +21,14 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from kombu.exceptions import ChannelError
 
 from engine.dispatch import send_recorded
 from engine.models import OutboxMessage
 from engine.specs import STAGE_SPECS, spec
+from lexery.logging import bind_request
 from runs.models import Run, StageEvent
 
 logger = logging.getLogger(__name__)
@@ -58,13 +59,20 @@ def reap(now: datetime | None = None) -> ReapReport:
 def _send_unsent(now: datetime) -> int:
     cutoff = now - timedelta(seconds=settings.OUTBOX_SEND_GRACE_S)
     rows = (OutboxMessage.objects.filter(sent_at__isnull=True, created_at__lt=cutoff, run__status__in=ACTIVE)
-            .order_by("id")[:settings.REAPER_BATCH_MAX])
+            .annotate(request_id=F("run__request_id")).order_by("id")[:settings.REAPER_BATCH_MAX])
     sent = 0
     for row in rows:
-        if not send_recorded(str(row.run_id), row.stage, row.attempt):
+        if not _send_for_run(str(row.run_id), row.stage, row.attempt, row.request_id):
             break  # the broker is still down: the next round tries again
         sent += 1
     return sent
+
+
+def _send_for_run(run_id: str, stage: str, attempt: int, request_id: str) -> bool:
+    """Send as the request that started the run: the reaper has no request of its own, and lexery/celery.py puts
+    the bound id on the message, so the re-sent stage logs the run's request id like every other stage."""
+    with bind_request(request_id or "-"):
+        return send_recorded(run_id, stage, attempt)
 
 
 def _deadline(stage: str) -> timedelta:
@@ -150,7 +158,7 @@ def _reap_run(run_id: str, now: datetime, depths: QueueDepths) -> str | None:
     logger.warning("stage attempt stalled; sending it again", extra={
         "run_id": run_id, "stage": message.stage, "attempt": message.attempt, "sends": message.sends,
         "claimed": event is not None})
-    return "resent" if send_recorded(run_id, message.stage, message.attempt) else None
+    return "resent" if _send_for_run(run_id, message.stage, message.attempt, run.request_id) else None
 
 
 def _fail_stalled(run: Run, message: OutboxMessage, event: StageEvent | None) -> None:

@@ -63,6 +63,7 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
         return tiktoken.get_encoding(name)
 
 
+@lru_cache(maxsize=16)  # U9 counts a few hundred paragraphs per assembly: resolve the model's encoding once
 def encoding_for_model(model: str) -> tiktoken.Encoding:
     return get_encoding(encoding_name_for_model(model))
 

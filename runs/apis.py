@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runs.selectors import run_events_view, run_get_for_org, run_view
+from runs.selectors import run_detail_get_for_org, run_events_view, run_get_for_org, run_view
 from runs.services import (
     run_cancel,
     run_clarification_answer,
@@ -82,14 +82,15 @@ class RunCreateApi(APIView):
         run = run_create(org=request_org(request), specialist=specialist, question=data.validated_data["question"],
                          user_ref=data.validated_data["user_ref"],
                          conversation_id=data.validated_data["conversation_id"])
-        run = run_get_for_org(org=request_org(request), run_id=run.id)
-        return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
+        # run_create returns the run as stored (its specialist and context attached): no read back
+        return Response(RunOutputSerializer(run_view(run=run, just_created=True)).data,
+                        status=status.HTTP_202_ACCEPTED)
 
 
 class RunDetailApi(APIView):
     @extend_schema(responses={200: RunOutputSerializer})
     def get(self, request: Request, run_id: str) -> Response:
-        run = run_get_for_org(org=request_org(request), run_id=run_id)
+        run = run_detail_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data)
 
 
@@ -127,7 +128,7 @@ class RunClarificationApi(APIView):
         data.is_valid(raise_exception=True)
         run_clarification_answer(run=run, option=data.validated_data.get("option"),
                                  answer=data.validated_data.get("answer"))
-        run = run_get_for_org(org=request_org(request), run_id=run_id)
+        run = run_detail_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -136,5 +137,5 @@ class RunCancelApi(APIView):
     def post(self, request: Request, run_id: str) -> Response:
         run = run_get_for_org(org=request_org(request), run_id=run_id)
         run_cancel(run=run)
-        run = run_get_for_org(org=request_org(request), run_id=run_id)
+        run = run_detail_get_for_org(org=request_org(request), run_id=run_id)
         return Response(RunOutputSerializer(run_view(run=run)).data)

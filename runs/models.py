@@ -51,6 +51,9 @@ class Run(models.Model):
     # The org's own id for its end user (opaque to us): scopes the user's memory, documents and history.
     user_ref = models.CharField(max_length=100, blank=True, db_index=True)
     error = models.TextField(blank=True)
+    # The id of the web request that created the run (X-Request-ID): sends made later with no request behind them
+    # (the reaper's) carry it, so every log line of the run leads back to that request.
+    request_id = models.CharField(max_length=128, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -22,6 +22,21 @@ def run_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
     return get_for_org_or_404(Run.objects.select_related("specialist", "context"), org=org, pk=run_id, what="run")
 
 
+# The ledger's sums a run shows as its cost, by the name ``run_cost`` gives each.
+LEDGER_SUMS = {"usd": "cost_usd", "prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens",
+               "cached_tokens": "cached_tokens"}
+
+
+def run_detail_get_for_org(*, org: Org, run_id: uuid.UUID | str) -> Run:
+    """``run_get_for_org`` with the run's cost summed in the same statement (its ledger joined and grouped by the
+    run): the run API shows every run with its cost, and a second round trip for the sums was a third of a GET's
+    queries. Measured against the two queries: the same CPU (~3 ms of ORM and SQL); four scalar subqueries instead
+    cost ~9 ms, mostly compiling them."""
+    runs = Run.objects.select_related("specialist", "context").annotate(
+        **{f"ledger_{name}": Sum(f"ledger__{field}") for name, field in LEDGER_SUMS.items()})
+    return get_for_org_or_404(runs, org=org, pk=run_id, what="run")
+
+
 def run_spend_caps(*, run: Run) -> SpendCaps:
     """What the LLM gateway checks this run's calls against: the cap recorded on the run when it started (so a later
     change of the specialist does not move it), else the specialist's, else ``RUN_COST_CAP_USD``; and its org."""
@@ -40,9 +55,12 @@ def run_events(*, run: Run) -> QuerySet[StageEvent]:
 
 
 def run_cost(*, run: Run) -> dict[str, Any]:
-    agg = CostLedgerEntry.objects.filter(run=run).aggregate(
-        usd=Sum("cost_usd"), prompt_tokens=Sum("prompt_tokens"), completion_tokens=Sum("completion_tokens"),
-        cached_tokens=Sum("cached_tokens"))
+    """The run's spend from its ledger: the sums ``run_detail_get_for_org`` read with the run, else one query."""
+    if all(hasattr(run, f"ledger_{name}") for name in LEDGER_SUMS):
+        agg = {name: getattr(run, f"ledger_{name}") for name in LEDGER_SUMS}
+    else:
+        agg = CostLedgerEntry.objects.filter(run=run).aggregate(
+            **{name: Sum(field) for name, field in LEDGER_SUMS.items()})
     usd = (agg["usd"] or Decimal("0")).quantize(Decimal("0.00000001"))  # SQLite sums to 18 decimal places
     return {"usd": f"{usd:f}", "prompt_tokens": agg["prompt_tokens"] or 0,
             "completion_tokens": agg["completion_tokens"] or 0, "cached_tokens": agg["cached_tokens"] or 0}
@@ -111,8 +129,15 @@ def run_events_view(*, run: Run) -> list[dict[str, Any]]:
     return events
 
 
-def run_view(*, run: Run) -> dict[str, Any]:
-    """The run as clients see it (API and ``ask --json`` print the same object)."""
+# What a run that no stage has run yet has spent: stages make the model calls the ledger records.
+NOTHING_SPENT: dict[str, Any] = {"usd": f"{Decimal('0').quantize(Decimal('0.00000001')):f}", "prompt_tokens": 0,
+                                 "completion_tokens": 0, "cached_tokens": 0}
+
+
+def run_view(*, run: Run, just_created: bool = False) -> dict[str, Any]:
+    """The run as clients see it (API and ``ask --json`` print the same object). ``just_created``: the run
+    ``run_create`` returned in this request; while it is still queued no stage has run, so its cost is known
+    without summing the ledger."""
     doc = run.context.document if hasattr(run, "context") else {}
     ctx = RunDocument.parse(doc).visible()
     answer = ctx.answer
@@ -137,7 +162,7 @@ def run_view(*, run: Run) -> dict[str, Any]:
         "limits": run.limits,
         "error": (public_error(run.error) or (None, None))[1],
         "error_code": (public_error(run.error) or (None, None))[0],
-        "cost": run_cost(run=run),
+        "cost": dict(NOTHING_SPENT) if just_created and run.status == Run.Status.QUEUED else run_cost(run=run),
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
     }

@@ -13,6 +13,7 @@ from django.utils import timezone
 from engine.entry import NotResumable, run_rerun, run_resume, run_start
 from legaltext.text import normalize
 from lexery.errors import Conflict, InputError
+from lexery.logging import current_request_id
 from orch.policy import STAGES
 from pipeline.contracts import Clarification, ClarificationOption, CoverageGap
 from pipeline.document import read
@@ -35,6 +36,7 @@ def specialist_get_for_org(*, org: Org, slug: str) -> Specialist:
 
 
 REF_MAX_CHARS = 100  # user_ref and conversation_id: the columns' width
+REQUEST_ID_MAX_CHARS = 128  # Run.request_id's width: the longest id ops.middleware accepts from a caller
 
 
 def clean_ref(value: str | None, *, name: str, error: type[ValueError], required_because: str | None = None) -> str:
@@ -65,11 +67,22 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     with transaction.atomic():
         run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
                                  flag_overrides=dict(flag_overrides or {}), user_ref=user_ref,
-                                 conversation_id=conversation_id)
+                                 conversation_id=conversation_id, request_id=_request_id())
         run_start(run=run)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
-    run.refresh_from_db()
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # Embedded mode: the stages ran in-process when the transaction committed, so the run as stored is newer
+        # than this object. With a broker nothing has touched it yet that this request could wait for: the object
+        # is the run as written (queued), and reading it back would cost the API a round trip for nothing.
+        run.refresh_from_db()
     return run
+
+
+def _request_id() -> str:
+    """The web request (or the task carrying one) this run is created in, kept on the run so that whatever is sent
+    for it later without a request behind it (the reaper's re-sends) still logs the request that started it."""
+    request_id = current_request_id()
+    return "" if request_id == "-" else request_id[:REQUEST_ID_MAX_CHARS]
 
 
 class RunStateError(Conflict):
@@ -148,6 +161,9 @@ def run_rerun_from(*, run: Run, stage: str) -> Run:
                                 "re-run — cancel it first")
         old_ctx = RunContext.objects.select_for_update().get(run=old)
         new = run_rerun(old=old, old_ctx=old_ctx, stage=stage)
+        request_id = _request_id()
+        if request_id:  # the operator's request that asked for the re-run, as run_create keeps it
+            Run.objects.filter(pk=new.pk).update(request_id=request_id)
     logger.info("run re-run", extra={"run_id": str(new.pk), "rerun_of": str(old.pk), "from_stage": stage})
     new.refresh_from_db()
     return new

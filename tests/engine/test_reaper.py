@@ -3,6 +3,7 @@ the test reads it). Time is moved by passing ``now``, never by sleeping."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pytest
@@ -160,3 +161,35 @@ def test_a_round_over_many_runs_waiting_in_a_busy_queue_is_a_few_reads(broker, s
 
     with django_assert_max_num_queries(4):
         assert not reap(t0 + 10 * _deadline("U2")).acted
+
+
+def _request_ids(client, queue: str) -> list[str | None]:
+    """The request id header of each message waiting in ``queue``, oldest first."""
+    from lexery.logging import TASK_REQUEST_ID_HEADER
+
+    return [json.loads(raw)["headers"].get(TASK_REQUEST_ID_HEADER) for raw in reversed(client.lrange(queue, 0, -1))]
+
+
+def test_what_the_reaper_sends_carries_the_request_id_of_the_request_that_started_the_run(broker, specialist):
+    # given a run started by request "req-7f3a", one stage stalled after its send and one outbox row never sent
+    t0 = timezone.now()
+    stalled = _run(specialist)
+    Run.objects.filter(pk=stalled.pk).update(request_id="req-7f3a")
+    _sent(stalled, "U4", t0)
+    _claimed(stalled, "U4", t0)
+    unsent = _run(specialist, status=Run.Status.QUEUED)
+    Run.objects.filter(pk=unsent.pk).update(request_id="req-9b21")
+    OutboxMessage.objects.create(run=unsent, stage="U1", attempt=1, queue="stages")
+    # when the reaper acts on both, from beat (no request of its own)
+    report = reap(t0 + _deadline("U4") + timedelta(seconds=1))
+    # then each message carries its run's request id, as the stages it sends log it
+    assert (report.sent, report.resent) == (1, 1)
+    assert _request_ids(broker, "retrieval") == ["req-7f3a"]
+    assert _request_ids(broker, "stages") == ["req-9b21"]
+
+
+def test_a_run_created_through_the_api_keeps_the_request_id_it_was_created_under(api, specialist):
+    response = api.post("/api/v1/runs", {"question": "Скільки днів відпустки?", "specialist": specialist.slug},
+                        format="json", HTTP_X_REQUEST_ID="req-from-client")
+    assert response.status_code == 202
+    assert Run.objects.get(pk=response.json()["id"]).request_id == "req-from-client"
