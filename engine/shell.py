@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,11 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine import ports
+from engine import dispatch, ports, store
 from engine.channel_ports import ChannelPort, RunScope
 from engine.dispatch import enqueue_stage
 from engine.runners import RUNNERS, StageConfig, StageEnv
 from engine.specs import spec
+from engine.store import CLAIM_EVENT_FIELDS, Claim
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
@@ -33,9 +34,6 @@ from runs.models import Run, RunContext, StageEvent
 from runs.selectors import run_spend_caps
 
 logger = logging.getLogger(__name__)
-# What the claim reads of a run's events: enough to count attempts and to judge a redelivery (``_reclaim``).
-CLAIM_EVENT_FIELDS = ("id", "run_id", "stage", "attempt", "step", "outcome", "started_at", "claimed_at",
-                      "deliveries")
 
 
 class ContextConflict(Exception):
@@ -117,17 +115,26 @@ def channel_port(run: Run) -> ChannelPort:
     return ChannelPort(scope, ports.snippet_store())
 
 
-@dataclass
-class Claim:
-    run: Run
-    event: StageEvent
-    snapshot: RunContext  # the document as the claim read it
-    attempts: Counter[str]  # how often each stage has run, this attempt included (ORCH decides on it)
-
-
 def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
     """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
-    delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
+    delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason).
+    On PostgreSQL a first delivery is one statement (engine/store.py); anything else takes the locked path."""
+    if store.fast():
+        marks = dispatch.take_sent_marks()
+        try:
+            claimed = store.claim(run_id, stage, attempt, timezone.now(), marks)
+        except Exception:
+            dispatch.give_back_sent_marks(marks)
+            raise
+        if claimed is not None:
+            if not claimed.run.limits:  # the first stage of the run: the bounds it lives under, on the run
+                claimed.run.limits = run_limits(claimed.run)
+                Run.objects.filter(pk=run_id).update(limits=claimed.run.limits)
+            return claimed
+    return _begin_locked(run_id, stage, attempt)
+
+
+def _begin_locked(run_id: str, stage: str, attempt: int) -> Claim | None:
     with transaction.atomic():
         # One round trip: the run locked (against a cancel or a second claim), its specialist, and the document
         # the stage computes on (its version is checked again when the stage persists).
@@ -310,6 +317,11 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     decision = _canary(decision, document, run, event)
     if decision.decided_by != "rule":
         compute_ms += int((time.monotonic() - consulting) * 1000)
+    after = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+    detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
+    if store.fast():
+        return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail,
+                             flags=dict(result.detail.get("flags", {})) if stage == "U1" else None)
     with transaction.atomic():
         # One round trip locks both rows (the run against a cancel, the context against another writer) without
         # loading the document again: only its version is compared.
@@ -321,13 +333,59 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
         if locked.is_terminal:  # cancelled while computing: keep nothing, decide nothing
             _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {locked.status}"})
             return None
-        ctx.document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.document = after
         ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
         if stage == "U1":
             locked.flags = dict(result.detail.get("flags", {}))
             locked.save(update_fields=["flags", "updated_at"])
-        detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
         _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
         _apply_decision(locked, decision, attempts)
     return decision
+
+
+def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict[str, Any], decision: Decision,
+                  attempts: Counter[str], started: float, compute_ms: int, detail: dict[str, Any],
+                  flags: dict[str, Any] | None) -> Decision | None:
+    """The same persist as the ORM path, as one statement (engine/store.py), the next stage sent once it is
+    written."""
+    now = timezone.now()
+    finish = store.EventFinish(outcome=str(StageEvent.Outcome.OK), finished_at=now,
+                               duration_ms=int((time.monotonic() - started) * 1000), compute_ms=compute_ms,
+                               next_action=decision.action, decided_by=decision.decided_by,
+                               reason=decision.reason[:300], detail=detail)
+    changes: dict[str, object] = {} if flags is None else {"flags": flags}
+    next_stage = None
+    if decision.next_stage is not None:
+        next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
+                                     queue=spec(decision.next_stage).queue)
+    else:
+        changes.update(_ending(decision, now))
+    persisted = store.persist(run_id=str(run.pk), event_id=event.pk, version=snapshot.version,
+                              before=snapshot.document, after=after, finish=finish, run_changes=changes,
+                              next_stage=next_stage if dispatch.records_outbox() else None, now=now)
+    if persisted.version != snapshot.version:
+        raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{persisted.version} "
+                              f"during {event.stage}")
+    if persisted.status in Run.TERMINAL:  # cancelled while computing: keep nothing, decide nothing
+        _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {persisted.status}"})
+        return None
+    for name in ("outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by", "reason",
+                 "detail"):
+        setattr(event, name, getattr(finish, name))
+    for name, value in changes.items():
+        setattr(run, name, value)
+    if next_stage is not None:
+        dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
+    return decision
+
+
+def _ending(decision: Decision, now: datetime) -> dict[str, object]:
+    """The run's columns when ``decision`` ends it (or makes it wait for the user): as ``_apply_decision``."""
+    if decision.action == DONE:
+        return {"status": str(Run.Status.DONE), "finished_at": now}
+    if decision.action == ASK_CLARIFICATION:
+        return {"status": str(Run.Status.AWAITING_CLARIFICATION), "finished_at": None}
+    if decision.action == FAIL:
+        return {"status": str(Run.Status.FAILED), "error": decision.reason, "finished_at": now}
+    return {"finished_at": now}
