@@ -127,9 +127,9 @@ def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
             dispatch.give_back_sent_marks(marks)
             raise
         if claimed is not None:
-            if not claimed.run.limits:  # the first stage of the run: the bounds it lives under, on the run
+            if not claimed.run.limits:  # the run's first stage: its bounds, written with this stage's persist
                 claimed.run.limits = run_limits(claimed.run)
-                Run.objects.filter(pk=run_id).update(limits=claimed.run.limits)
+                claimed.limits_unrecorded = True
             return claimed
     return _begin_locked(run_id, stage, attempt)
 
@@ -255,7 +255,8 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         conflicts = 0
         while True:
             try:
-                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts)
+                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts,
+                                                limits_unrecorded=claimed.limits_unrecorded)
             except ContextConflict as exc:
                 # Another writer moved the document while this stage computed (a re-run from an earlier stage,
                 # an answered clarification, a second delivery of this very task). Never overwrite it.
@@ -291,11 +292,14 @@ def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Excep
         decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
         _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
         if not run.is_terminal:
+            if not run.limits:  # failed in the run's first stage, before its persist could record them
+                run.limits = run_limits(run)
+                run.save(update_fields=["limits", "updated_at"])
             _apply_decision(run, decision)
 
 
 def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, attempts: Counter[str],
-                         started: float, conflicts: int) -> Decision | None:
+                         started: float, conflicts: int, limits_unrecorded: bool = False) -> Decision | None:
     """One computation of the stage on ``snapshot``, persisted only if the document has not moved since it was
     read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended).
     compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
@@ -320,8 +324,10 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     after = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
     detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
     if store.fast():
-        return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail,
-                             flags=dict(result.detail.get("flags", {})) if stage == "U1" else None)
+        changes: dict[str, object] = {"flags": dict(result.detail.get("flags", {}))} if stage == "U1" else {}
+        if limits_unrecorded:
+            changes["limits"] = run.limits
+        return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail, changes)
     with transaction.atomic():
         # One round trip locks both rows (the run against a cancel, the context against another writer) without
         # loading the document again: only its version is compared.
@@ -346,7 +352,7 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
 
 def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict[str, Any], decision: Decision,
                   attempts: Counter[str], started: float, compute_ms: int, detail: dict[str, Any],
-                  flags: dict[str, Any] | None) -> Decision | None:
+                  changes: dict[str, object]) -> Decision | None:
     """The same persist as the ORM path, as one statement (engine/store.py), the next stage sent once it is
     written."""
     now = timezone.now()
@@ -354,7 +360,6 @@ def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict
                                duration_ms=int((time.monotonic() - started) * 1000), compute_ms=compute_ms,
                                next_action=decision.action, decided_by=decision.decided_by,
                                reason=decision.reason[:300], detail=detail)
-    changes: dict[str, object] = {} if flags is None else {"flags": flags}
     next_stage = None
     if decision.next_stage is not None:
         next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
