@@ -5,9 +5,9 @@ stages deep in the call stack, and no outbox row is kept (nothing can be lost be
 
 The stage shell on PostgreSQL writes the next stage's outbox row inside its persist statement (engine/store.py) and
 sends it with ``send_decided``; the row's sent mark then rides on this process's next claim statement instead of
-costing a round trip between a stage and the next (the claim of the attempt marks its own row too); a process
-with no next claim writes them itself OUTBOX_SENT_MARK_DELAY_S later, from a timer thread. A mark lost with its
-process costs at most one needless re-send by the reaper, which the claim ignores."""
+costing a round trip between a stage and the next; a process with no next claim writes them itself
+OUTBOX_SENT_MARK_DELAY_S later, from a timer thread. A mark lost with its process (killed right after a send)
+costs at most one needless re-send by the reaper, which the claim ignores."""
 
 from __future__ import annotations
 

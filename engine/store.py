@@ -3,10 +3,10 @@ and so atomic on its own (autocommit: no BEGIN and COMMIT round trips, which ben
 the largest share of the engine's overhead, issue 11 item 7).
 
 - ``claim``: locks the run, inserts the attempt's event (the unique (run, stage, attempt) makes a second claim a
-  no-op), counts the step, marks the outbox rows this process sent since its last claim, and returns the run, its
-  specialist, the document and the run's attempts. Committed without waiting for its flush (the persist's flush
-  carries it). None when it inserted nothing: the shell then takes its locked
-  ORM path, which tells why (finished, held by another delivery, redelivered, the run not runnable).
+  no-op), counts the step, marks sent the outbox rows this process sent since its last claim, and returns the run,
+  its specialist, the document and the run's attempts; committed without waiting for its WAL flush (the persist's
+  flush carries it). None when it inserted nothing: the shell then takes its locked ORM path, which tells why
+  (finished, held by another delivery, redelivered, the run not runnable).
 - ``persist``: under the run's and the context's row locks, version-checked, writes only the sections that
   changed (``jsonb ||`` and ``-``, not the whole ~21 KB document), finishes the event, updates the run when the
   decision ends it (or U1 snapshots its flags) and inserts the next stage's outbox row — all or nothing.
@@ -105,14 +105,9 @@ WITH locked AS (
     -- redelivered message claims again). One fsync per stage instead of two.
     SELECT set_config('synchronous_commit', 'off', true) AS setting
 ), marked AS (
-    -- the rows this process sent since its last claim (dispatch.send_decided), and this attempt's own row: a
-    -- claimed message was sent, whoever sent it
-    UPDATE {OUTBOX}
-    SET sent_at = CASE WHEN id = ANY(%(sent)s::bigint[]) THEN %(now)s ELSE COALESCE(sent_at, %(now)s) END,
-        sends = CASE WHEN id = ANY(%(sent)s::bigint[]) THEN sends + 1 ELSE sends END,
-        last_error = CASE WHEN id = ANY(%(sent)s::bigint[]) THEN '' ELSE last_error END
-    WHERE id = ANY(%(sent)s::bigint[])
-       OR (run_id = %(run)s AND stage = %(stage)s AND attempt = %(attempt)s AND sent_at IS NULL)
+    -- the rows this process sent since its last claim (engine/dispatch.py): only its own, so two claims never
+    -- wait on each other's outbox rows
+    UPDATE {OUTBOX} SET sent_at = %(now)s, sends = sends + 1, last_error = '' WHERE id = ANY(%(sent)s::bigint[])
 )
 SELECT {_select("counted", _RUN_FIELDS)}, {_select("s", _SPECIALIST_FIELDS)}, {_select("c", _CONTEXT_FIELDS)},
        {_select("claimed", _EVENT_FIELDS)},
