@@ -10,9 +10,10 @@ import pytest
 import redis
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from engine import dispatch
+from engine import dispatch, store
 from engine.entry import rerun_document
 from engine.models import OutboxMessage
 from engine.shell import execute_stage
@@ -71,3 +72,38 @@ def test_reading_a_run_costs_the_same_whatever_its_length(api: APIClient, catalo
         assert api.get(f"/api/v1/runs/{short}{path}").status_code == 200
     with django_assert_max_num_queries(len(first.captured_queries)):
         assert api.get(f"/api/v1/runs/{long}{path}").status_code == 200
+
+
+def test_the_next_claim_takes_the_document_from_memory_only_at_the_version_it_persisted(
+        catalog: Any, specialist: Specialist, settings: Any) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the held document belongs to the PostgreSQL claim")
+    done = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
+    document = rerun_document(RunContext.objects.get(run=done).document, old_run_id=str(done.pk), stage="U8")
+    run = Run.objects.create(org=done.org, specialist=specialist, question=QUESTION, flags=dict(done.flags),
+                             limits=dict(done.limits), status=Run.Status.RUNNING)
+    RunContext.objects.create(run=run, document=document)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = BROKER_URL
+    from lexery.celery import app
+
+    app.conf.broker_url = BROKER_URL
+    try:
+        execute_stage(str(run.pk), "U8", 1)
+        stored = RunContext.objects.get(run=run)
+        held = store._held
+        assert held is not None and (held.run_id, held.version) == (str(run.pk), stored.version)
+        assert held.document == stored.document  # exactly what the database holds
+        stored.document = {**stored.document, "superseded_by": "another writer"}
+        stored.version += 1
+        stored.save()  # another writer moved it: the claim must read it again
+
+        claimed = store.claim(str(run.pk), "U9", 1, timezone.now(), [])
+    finally:
+        redis.Redis.from_url(BROKER_URL).flushdb()
+        app.conf.broker_url = "memory://localhost/"
+        dispatch.take_sent_marks()
+
+    assert claimed is not None
+    assert claimed.snapshot.version == stored.version
+    assert claimed.snapshot.document["superseded_by"] == "another writer"
