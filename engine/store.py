@@ -106,8 +106,10 @@ WITH locked AS (
 ), relaxed AS (
     -- The claim needs no flush of its own: the stage's persist commits synchronously and so flushes the claim's
     -- WAL with it; a claim lost with a database crash before that is a claim that never happened (the
-    -- redelivered message claims again). One fsync per stage instead of two.
-    SELECT set_config('synchronous_commit', 'off', true) AS setting
+    -- redelivered message claims again). One fsync per stage instead of two. Only when the statement is its own
+    -- transaction: inside a caller's, the setting would reach that transaction's other writes.
+    SELECT set_config('synchronous_commit',
+                      CASE WHEN %(relax)s THEN 'off' ELSE current_setting('synchronous_commit') END, true) AS setting
 ), marked AS (
     -- the rows this process sent since its last claim (engine/dispatch.py): only its own, so two claims never
     -- wait on each other's outbox rows
@@ -150,6 +152,7 @@ def claim(run_id: str, stage: str, attempt: int, now: datetime, sent: list[int])
     held = _held if _held is not None and _held.run_id == run_id else None
     params: dict[str, Any] = {"run": run_id, "stage": stage, "attempt": attempt, "now": now, "sent": sent,
                               "held_version": held.version if held is not None else -1,
+                              "relax": not connection.in_atomic_block,
               "runnable": [str(s) for s in RUNNABLE], "running": str(StageEvent.Outcome.RUNNING),
               "running_run": str(Run.Status.RUNNING)}
     with connection.cursor() as cursor:
