@@ -4,6 +4,7 @@ Both run on the same Redis broker, the same PostgreSQL database and the same wor
 - engine: runs of the demo question through all twelve stages; overhead = wall time (created → finished) minus the
   time inside the stages' own code (the sum of the StageEvents' compute_ms);
 - bare: chains of 12 tasks that each lock, read and write one JSONB row and send the next (bench/bare_chain.py).
+The two alternate, one engine run then one bare chain, so both meet the same load.
 Prints p50/p95 of each and the ratio of the medians, and the machine's load. A report, not a test.
 
     BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/lexery_bench BENCH_BROKER_URL=redis://127.0.0.1:6379/15 \
@@ -70,8 +71,8 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> None:
     raise SystemExit("timed out: see var/bench-worker.log")
 
 
-def engine_runs(n: int) -> tuple[list[float], list[float]]:
-    """Runs one after another (no queueing in the numbers): wall ms and overhead ms per run."""
+def engine_run() -> tuple[float, float]:
+    """One run (nothing else queued): its wall ms and overhead ms."""
     from django.db.models import Sum
 
     from runs.models import Run, StageEvent
@@ -79,44 +80,49 @@ def engine_runs(n: int) -> tuple[list[float], list[float]]:
     from tenancy.models import Org, Specialist
 
     sp = Specialist.objects.get(slug="demo")
-    walls, overheads = [], []
-    for _ in range(n):
-        run = run_create(org=Org.objects.get(pk=sp.org_id), specialist=sp, question=QUESTION)
-        wait_for(Run.objects.filter(pk=run.pk, status__in=Run.TERMINAL).exists, 60)
-        run.refresh_from_db()
-        if run.status != Run.Status.DONE:
-            raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")
-        assert run.finished_at is not None  # a done run has ended
-        wall = (run.finished_at - run.created_at).total_seconds() * 1000
-        compute = StageEvent.objects.filter(run=run).aggregate(s=Sum("compute_ms"))["s"] or 0
-        walls.append(wall)
-        overheads.append(wall - compute)
-    return walls, overheads
+    run = run_create(org=Org.objects.get(pk=sp.org_id), specialist=sp, question=QUESTION)
+    wait_for(Run.objects.filter(pk=run.pk, status__in=Run.TERMINAL).exists, 60)
+    run.refresh_from_db()
+    if run.status != Run.Status.DONE:
+        raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")
+    assert run.finished_at is not None  # a done run has ended
+    wall = (run.finished_at - run.created_at).total_seconds() * 1000
+    compute = StageEvent.objects.filter(run=run).aggregate(s=Sum("compute_ms"))["s"] or 0
+    return wall, wall - compute
 
 
-def bare_chains(n: int) -> list[float]:
+def bare_chain() -> float:
+    """One bare chain: its wall ms."""
     from django.db import connection
 
     from bench.bare_chain import TABLE, bare_link
 
-    walls = []
+    chain_id = str(uuid.uuid4())
+    with connection.cursor() as cur:
+        cur.execute(f"INSERT INTO {TABLE} (id, doc) VALUES (%s, '{{}}')", [chain_id])
+    bare_link.apply_async(args=[chain_id, 0], queue="bench")
+
+    def finished() -> bool:
+        with connection.cursor() as cur:
+            cur.execute(f"SELECT finished IS NOT NULL FROM {TABLE} WHERE id = %s", [chain_id])
+            return bool(cur.fetchone()[0])
+
+    wait_for(finished, 30)
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT extract(epoch from finished - started) * 1000 FROM {TABLE} WHERE id = %s", [chain_id])
+        return float(cur.fetchone()[0])
+
+
+def interleaved(n: int) -> tuple[list[float], list[float], list[float]]:
+    """``n`` engine runs and ``n`` bare chains, alternating: on a machine whose load moves (other processes come
+    and go) both sides meet the same load, so their ratio means something; one after the other it did not."""
+    walls, overheads, bare = [], [], []
     for _ in range(n):
-        chain_id = str(uuid.uuid4())
-        with connection.cursor() as cur:
-            cur.execute(f"INSERT INTO {TABLE} (id, doc) VALUES (%s, '{{}}')", [chain_id])
-        bare_link.apply_async(args=[chain_id, 0], queue="bench")
-
-        def finished(chain_id: str = chain_id) -> bool:
-            with connection.cursor() as cur:
-                cur.execute(f"SELECT finished IS NOT NULL FROM {TABLE} WHERE id = %s", [chain_id])
-                return bool(cur.fetchone()[0])
-
-        wait_for(finished, 30)
-        with connection.cursor() as cur:
-            cur.execute(f"SELECT extract(epoch from finished - started) * 1000 FROM {TABLE} WHERE id = %s",
-                        [chain_id])
-            walls.append(float(cur.fetchone()[0]))
-    return walls
+        wall, overhead = engine_run()
+        walls.append(wall)
+        overheads.append(overhead)
+        bare.append(bare_chain())
+    return walls, overheads, bare
 
 
 def main() -> int:
@@ -133,9 +139,8 @@ def main() -> int:
     worker = start_worker(args.pool)
     try:
         time.sleep(3)
-        engine_runs(3), bare_chains(3)  # warm: connections, the search index, the model
-        walls, overheads = engine_runs(args.runs)
-        bare = bare_chains(args.runs)
+        interleaved(3)  # warm: connections, the search index, the model
+        walls, overheads, bare = interleaved(args.runs)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)

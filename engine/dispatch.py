@@ -1,7 +1,13 @@
 """Send a stage to its worker. The decision to run a stage is an outbox row written in the caller's transaction;
 the task is sent by name only after that transaction commits, and a failed send leaves the row for the reaper.
 In the embedded mode tasks run in-process: a trampoline runs them one after another instead of nesting twelve
-stages deep in the call stack, and no outbox row is kept (nothing can be lost between two function calls)."""
+stages deep in the call stack, and no outbox row is kept (nothing can be lost between two function calls).
+
+The stage shell on PostgreSQL writes the next stage's outbox row inside its persist statement (engine/store.py) and
+sends it with ``send_decided``; the row's sent mark then rides on this process's next claim statement instead of
+costing a round trip between a stage and the next; a process with no next claim writes them itself
+OUTBOX_SENT_MARK_DELAY_S later, from a timer thread. A mark lost with its process (killed right after a send)
+costs at most one needless re-send by the reaper, which the claim ignores."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from collections.abc import Callable
 
 from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
@@ -24,6 +30,11 @@ _local = threading.local()
 # The embedded mode's executor (engine.shell.execute_stage), wired by engine/apps.py when Django starts: the
 # dispatcher is imported by the shell and must not import it back.
 _eager_executor: Callable[[str, str, int], None] | None = None
+# Outbox ids this process sent whose sent mark waits for its next claim (``take_sent_marks``) or the idle timer.
+# A stage worker persists once per claim, so this holds one id or two between claims.
+_sent_marks: list[int] = []
+_sent_marks_lock = threading.Lock()
+_sent_marks_timer: threading.Timer | None = None
 
 
 def set_eager_executor(execute: Callable[[str, str, int], None]) -> None:
@@ -50,6 +61,52 @@ def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
     return True
 
 
+def take_sent_marks() -> list[int]:
+    """The ids waiting for their sent mark, handed to the caller's statement (``give_back_sent_marks`` if it
+    fails)."""
+    with _sent_marks_lock:
+        marks = _sent_marks[:]
+        _sent_marks.clear()
+    return marks
+
+
+def give_back_sent_marks(marks: list[int]) -> None:
+    """Marks to write with the next claim, or by the timer if no claim comes first."""
+    global _sent_marks_timer  # one timer per process, restarted when the last one has fired
+    with _sent_marks_lock:
+        _sent_marks.extend(marks)
+        if _sent_marks_timer is None or not _sent_marks_timer.is_alive():
+            _sent_marks_timer = threading.Timer(settings.OUTBOX_SENT_MARK_DELAY_S, _write_idle_sent_marks)
+            _sent_marks_timer.daemon = True  # a process that exits leaves its marks to the reaper
+            _sent_marks_timer.start()
+
+
+def _write_idle_sent_marks() -> None:
+    """The timer: no claim took the marks since the send. Its own connection (Django's are per thread), closed
+    after, so an idle worker holds none open for it."""
+    marks = take_sent_marks()
+    if not marks:
+        return
+    try:
+        OutboxMessage.objects.filter(id__in=marks).update(sent_at=timezone.now(), sends=F("sends") + 1,
+                                                          last_error="")
+    except Exception as exc:  # the database is away: the reaper sends these again, the claim ignores the copy
+        logger.warning("sent marks not written", extra={"ids": marks, "error": f"{type(exc).__name__}: {exc}"[:300]})
+    finally:
+        connection.close()
+
+
+def _send_marking_later(run_id: str, stage: str, attempt: int, outbox_id: int) -> None:
+    try:
+        send(run_id, stage, attempt)
+    except Exception as exc:  # the broker is down or refused: the row stays unsent, the reaper retries it
+        logger.warning("stage not sent; the reaper will send it", extra={
+            "run_id": run_id, "stage": stage, "attempt": attempt, "error": f"{type(exc).__name__}: {exc}"[:300]})
+        _row(run_id, stage, attempt).update(last_error=f"{type(exc).__name__}: {exc}"[:300])
+        return
+    give_back_sent_marks([outbox_id])
+
+
 def _row(run_id: str, stage: str, attempt: int) -> QuerySet[OutboxMessage]:
     return OutboxMessage.objects.filter(run_id=run_id, stage=stage, attempt=attempt)
 
@@ -67,13 +124,34 @@ def _eager_run(fn: Callable[[], None]) -> None:
         _local.pending = None
 
 
+def records_outbox() -> bool:
+    """False in the embedded mode: stages run in-process and no outbox row is kept."""
+    return not settings.CELERY_TASK_ALWAYS_EAGER
+
+
+def _run_eagerly_on_commit(run_id: str, stage: str, attempt: int) -> None:
+    execute = _eager_executor
+    if execute is None:
+        raise RuntimeError("the engine app is not ready: no in-process executor (engine/apps.py wires it)")
+    transaction.on_commit(lambda: _eager_run(lambda: execute(run_id, stage, attempt)))
+
+
+def send_decided(run_id: str, stage: str, attempt: int, outbox_id: int | None) -> None:
+    """The caller's statement wrote the stage's outbox row (``outbox_id``; None: it existed already): send it once
+    that commits, its sent mark deferred to this process's next claim."""
+    if not records_outbox():
+        _run_eagerly_on_commit(run_id, stage, attempt)
+        return
+    if outbox_id is None:
+        transaction.on_commit(lambda: send_recorded(run_id, stage, attempt))
+        return
+    transaction.on_commit(lambda: _send_marking_later(run_id, stage, attempt, outbox_id))
+
+
 def enqueue_stage(run_id: str, stage: str, attempt: int) -> None:
     """Call inside the transaction that persisted the decision; the task is sent only if it commits."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        execute = _eager_executor
-        if execute is None:
-            raise RuntimeError("the engine app is not ready: no in-process executor (engine/apps.py wires it)")
-        transaction.on_commit(lambda: _eager_run(lambda: execute(run_id, stage, attempt)))
+    if not records_outbox():
+        _run_eagerly_on_commit(run_id, stage, attempt)
         return
     # One INSERT (no savepoint, no read): a row that exists already is the same decision, recorded once.
     OutboxMessage.objects.bulk_create([OutboxMessage(run_id=run_id, stage=stage, attempt=attempt,

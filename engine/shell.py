@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,11 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine import ports
+from engine import dispatch, ports, store
 from engine.channel_ports import ChannelPort, RunScope
 from engine.dispatch import enqueue_stage
 from engine.runners import RUNNERS, StageConfig, StageEnv
 from engine.specs import spec
+from engine.store import CLAIM_EVENT_FIELDS, Claim
 from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
@@ -33,9 +34,6 @@ from runs.models import Run, RunContext, StageEvent
 from runs.selectors import run_spend_caps
 
 logger = logging.getLogger(__name__)
-# What the claim reads of a run's events: enough to count attempts and to judge a redelivery (``_reclaim``).
-CLAIM_EVENT_FIELDS = ("id", "run_id", "stage", "attempt", "step", "outcome", "started_at", "claimed_at",
-                      "deliveries")
 
 
 class ContextConflict(Exception):
@@ -117,17 +115,26 @@ def channel_port(run: Run) -> ChannelPort:
     return ChannelPort(scope, ports.snippet_store())
 
 
-@dataclass
-class Claim:
-    run: Run
-    event: StageEvent
-    snapshot: RunContext  # the document as the claim read it
-    attempts: Counter[str]  # how often each stage has run, this attempt included (ORCH decides on it)
-
-
 def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
     """Claim (run, stage, attempt). None when there is nothing to do: done already, the run has ended, another
-    delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason)."""
+    delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason).
+    On PostgreSQL a first delivery is one statement (engine/store.py); anything else takes the locked path."""
+    if store.fast():
+        marks = dispatch.take_sent_marks()
+        try:
+            claimed = store.claim(run_id, stage, attempt, timezone.now(), marks)
+        except Exception:
+            dispatch.give_back_sent_marks(marks)
+            raise
+        if claimed is not None:
+            if not claimed.run.limits:  # the run's first stage: its bounds, written with this stage's persist
+                claimed.run.limits = run_limits(claimed.run)
+                claimed.limits_unrecorded = True
+            return claimed
+    return _begin_locked(run_id, stage, attempt)
+
+
+def _begin_locked(run_id: str, stage: str, attempt: int) -> Claim | None:
     with transaction.atomic():
         # One round trip: the run locked (against a cancel or a second claim), its specialist, and the document
         # the stage computes on (its version is checked again when the stage persists).
@@ -191,7 +198,7 @@ def _finish_event(event: StageEvent, outcome: str, started: float | None, decisi
     event.outcome = outcome
     event.finished_at = timezone.now()
     if started is not None:  # None: finished by the engine without this process running it
-        event.duration_ms = int((time.monotonic() - started) * 1000)
+        event.duration_ms = round((time.monotonic() - started) * 1000)
     event.compute_ms = compute_ms
     if decision is not None:
         event.next_action, event.decided_by, event.reason = decision.action, decision.decided_by, decision.reason[:300]
@@ -248,7 +255,8 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         conflicts = 0
         while True:
             try:
-                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts)
+                decision = _compute_and_persist(run, event, snapshot, claimed.attempts, started, conflicts,
+                                                limits_unrecorded=claimed.limits_unrecorded)
             except ContextConflict as exc:
                 # Another writer moved the document while this stage computed (a re-run from an earlier stage,
                 # an answered clarification, a second delivery of this very task). Never overwrite it.
@@ -284,20 +292,24 @@ def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Excep
         decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
         _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
         if not run.is_terminal:
+            if not run.limits:  # failed in the run's first stage, before its persist could record them
+                run.limits = run_limits(run)
+                run.save(update_fields=["limits", "updated_at"])
             _apply_decision(run, decision)
 
 
 def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, attempts: Counter[str],
-                         started: float, conflicts: int) -> Decision | None:
+                         started: float, conflicts: int, limits_unrecorded: bool = False) -> Decision | None:
     """One computation of the stage on ``snapshot``, persisted only if the document has not moved since it was
     read (else ContextConflict). None when nothing was persisted (the stage failed, or the run ended).
     compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
     run_id, stage, attempt = str(run.pk), event.stage, event.attempt
-    computing = time.monotonic()
     try:
+        env = _env(run, stage, attempt, timezone.now(), event.deliveries)  # the engine's work: not compute
+        computing = time.monotonic()
         _injected_delay(stage)
-        result = RUNNERS[stage](snapshot.document, _env(run, stage, attempt, timezone.now(), event.deliveries))
-        compute_ms = int((time.monotonic() - computing) * 1000)
+        result = RUNNERS[stage](snapshot.document, env)
+        compute_s = time.monotonic() - computing
     except Exception as exc:
         logger.exception("stage failed")
         _fail(run_id, event, stage, started, exc)
@@ -309,7 +321,16 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     consulting = time.monotonic()
     decision = _canary(decision, document, run, event)
     if decision.decided_by != "rule":
-        compute_ms += int((time.monotonic() - consulting) * 1000)
+        compute_s += time.monotonic() - consulting
+    # Rounded once, as duration_ms is: truncating each part would count ~0.5 ms a stage of work as overhead.
+    compute_ms = round(compute_s * 1000)
+    after = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+    detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
+    if store.fast():
+        changes: dict[str, object] = {"flags": dict(result.detail.get("flags", {}))} if stage == "U1" else {}
+        if limits_unrecorded:
+            changes["limits"] = run.limits
+        return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail, changes)
     with transaction.atomic():
         # One round trip locks both rows (the run against a cancel, the context against another writer) without
         # loading the document again: only its version is compared.
@@ -321,13 +342,58 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
         if locked.is_terminal:  # cancelled while computing: keep nothing, decide nothing
             _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {locked.status}"})
             return None
-        ctx.document = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
+        ctx.document = after
         ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
         if stage == "U1":
             locked.flags = dict(result.detail.get("flags", {}))
             locked.save(update_fields=["flags", "updated_at"])
-        detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
         _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
         _apply_decision(locked, decision, attempts)
     return decision
+
+
+def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict[str, Any], decision: Decision,
+                  attempts: Counter[str], started: float, compute_ms: int, detail: dict[str, Any],
+                  changes: dict[str, object]) -> Decision | None:
+    """The same persist as the ORM path, as one statement (engine/store.py), the next stage sent once it is
+    written."""
+    now = timezone.now()
+    finish = store.EventFinish(outcome=str(StageEvent.Outcome.OK), finished_at=now,
+                               duration_ms=round((time.monotonic() - started) * 1000), compute_ms=compute_ms,
+                               next_action=decision.action, decided_by=decision.decided_by,
+                               reason=decision.reason[:300], detail=detail)
+    next_stage = None
+    if decision.next_stage is not None:
+        next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
+                                     queue=spec(decision.next_stage).queue)
+    else:
+        changes.update(_ending(decision, now))
+    persisted = store.persist(run_id=str(run.pk), event_id=event.pk, version=snapshot.version,
+                              before=snapshot.document, after=after, finish=finish, run_changes=changes,
+                              next_stage=next_stage if dispatch.records_outbox() else None, now=now)
+    if persisted.version != snapshot.version:
+        raise ContextConflict(f"RunContext moved from v{snapshot.version} to v{persisted.version} "
+                              f"during {event.stage}")
+    if persisted.status in Run.TERMINAL:  # cancelled while computing: keep nothing, decide nothing
+        _finish_event(event, StageEvent.Outcome.SKIPPED, started, None, {"why": f"run {persisted.status}"})
+        return None
+    for name in ("outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by", "reason",
+                 "detail"):
+        setattr(event, name, getattr(finish, name))
+    for name, value in changes.items():
+        setattr(run, name, value)
+    if next_stage is not None:
+        dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
+    return decision
+
+
+def _ending(decision: Decision, now: datetime) -> dict[str, object]:
+    """The run's columns when ``decision`` ends it (or makes it wait for the user): as ``_apply_decision``."""
+    if decision.action == DONE:
+        return {"status": str(Run.Status.DONE), "finished_at": now}
+    if decision.action == ASK_CLARIFICATION:
+        return {"status": str(Run.Status.AWAITING_CLARIFICATION), "finished_at": None}
+    if decision.action == FAIL:
+        return {"status": str(Run.Status.FAILED), "error": decision.reason, "finished_at": now}
+    return {"finished_at": now}

@@ -97,7 +97,8 @@ def outbox() -> Iterator[Metric]:
                      .annotate(n=Sum(F("sends") - 1)).values_list("stage", "n").order_by("stage")):
         resends.add_metric([stage], n or 0)
     unsent = GaugeMetricFamily("lexery_outbox_unsent", "Stage messages decided but not yet handed to the broker "
-                               "(the broker was down; the reaper sends them).")
+                               "(the broker was down; the reaper sends them), or sent less than "
+                               "OUTBOX_SENT_MARK_DELAY_S ago by a stage worker that has not marked them yet.")
     unsent.add_metric([], OutboxMessage.objects.filter(sent_at__isnull=True).count())
     yield from (resends, unsent)
 

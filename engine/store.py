@@ -1,0 +1,283 @@
+"""The stage shell's two statements on PostgreSQL: a stage costs one claim and one persist, each a single statement
+and so atomic on its own (autocommit: no BEGIN and COMMIT round trips, which bench/stage_profile.py showed to be
+the largest share of the engine's overhead, issue 11 item 7).
+
+- ``claim``: locks the run, inserts the attempt's event (the unique (run, stage, attempt) makes a second claim a
+  no-op), counts the step, marks sent the outbox rows this process sent since its last claim, and returns the run,
+  its specialist, the document and the run's attempts; committed without waiting for its WAL flush (the persist's
+  flush carries it). None when it inserted nothing: the shell then takes its locked ORM path, which tells why
+  (finished, held by another delivery, redelivered, the run not runnable).
+- ``persist``: under the run's and the context's row locks, version-checked, writes only the sections that
+  changed (``jsonb ||`` and ``-``, not the whole ~21 KB document), finishes the event, updates the run when the
+  decision ends it (or U1 snapshots its flags) and inserts the next stage's outbox row — all or nothing.
+
+Other databases (the embedded SQLite default) use the ORM transactions in engine/shell.py."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Field, Model
+
+from engine.models import OutboxMessage
+from runs.models import Run, RunContext, StageEvent
+from tenancy.models import Specialist
+
+# What a claim reads of the attempt's event (the shell's ORM path reads the same fields of every event).
+CLAIM_EVENT_FIELDS = ("id", "run_id", "stage", "attempt", "step", "outcome", "started_at", "claimed_at",
+                      "deliveries")
+RUNNABLE = (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
+@dataclass
+class Claim:
+    run: Run
+    event: StageEvent
+    snapshot: RunContext  # the document as the claim read it
+    attempts: Counter[str]  # how often each stage has run, this attempt included (ORCH decides on it)
+    limits_unrecorded: bool = False  # the run's first stage: its persist writes ``run.limits``
+
+
+@dataclass(frozen=True)
+class Persisted:
+    """What the persist found under its locks: nothing was written unless the version matched and the run had not
+    ended. ``outbox_id``: the next stage's row, None when none was decided or it existed already."""
+
+    status: str
+    version: int
+    outbox_id: int | None
+
+    def written(self, expected_version: int) -> bool:
+        return self.version == expected_version and self.status not in Run.TERMINAL
+
+
+def fast() -> bool:
+    """The single-statement path needs PostgreSQL (data-modifying WITH, ``ON CONFLICT``, ``jsonb`` operators)."""
+    return connection.vendor == "postgresql"
+
+
+def _fields(model: type[Model], names: Sequence[str] | None = None) -> list[Field[Any, Any]]:
+    return [f for f in model._meta.concrete_fields if names is None or f.attname in names]
+
+
+def _select(alias: str, fields: list[Field[Any, Any]]) -> str:
+    return ", ".join(f'{alias}."{f.column}"' for f in fields)
+
+
+def _build(model: type[Model], fields: list[Field[Any, Any]], values: Sequence[Any]) -> Any:
+    """A model instance from a raw row, as the ORM would load it (JSON text decoded by its field)."""
+    converted = [v if v is None or not hasattr(f, "from_db_value") else f.from_db_value(v, None, connection)
+                 for f, v in zip(fields, values, strict=True)]
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
+
+
+_RUN_FIELDS = _fields(Run)
+_SPECIALIST_FIELDS = _fields(Specialist)
+_CONTEXT_FIELDS = _fields(RunContext)
+_EVENT_FIELDS = _fields(StageEvent, CLAIM_EVENT_FIELDS)
+_EVENT_RETURNING = ", ".join(f'"{f.column}"' for f in _EVENT_FIELDS)
+RUNS, CONTEXTS, EVENTS = Run._meta.db_table, RunContext._meta.db_table, StageEvent._meta.db_table
+SPECIALISTS, OUTBOX = Specialist._meta.db_table, OutboxMessage._meta.db_table
+# The document only when this process does not hold it at the version stored (``_held``): not read, not sent.
+_CONTEXT_SELECT = ", ".join(
+    'CASE WHEN c."version" = %(held_version)s THEN NULL ELSE c."document" END' if f.attname == "document"
+    else f'c."{f.column}"' for f in _CONTEXT_FIELDS)
+_CLAIM_SQL = f"""
+WITH locked AS (
+    SELECT id, steps FROM {RUNS} WHERE id = %(run)s AND status = ANY(%(runnable)s::text[]) FOR UPDATE
+), claimed AS (
+    INSERT INTO {EVENTS} (run_id, stage, attempt, step, started_at, claimed_at, outcome, deliveries,
+                                 next_action, decided_by, reason, detail)
+    SELECT id, %(stage)s, %(attempt)s, steps + 1, %(now)s, %(now)s, %(running)s, 1, '', '', '', '{{}}'::jsonb
+    FROM locked
+    ON CONFLICT (run_id, stage, attempt) DO NOTHING
+    RETURNING {_EVENT_RETURNING}
+), counted AS (
+    UPDATE {RUNS} SET steps = claimed.step, status = %(running_run)s, current_stage = %(stage)s,
+                        started_at = COALESCE({RUNS}.started_at, %(now)s), updated_at = %(now)s
+    FROM claimed WHERE {RUNS}.id = claimed.run_id
+    RETURNING {RUNS}.*
+), relaxed AS (
+    -- The claim needs no flush of its own: the stage's persist commits synchronously and so flushes the claim's
+    -- WAL with it; a claim lost with a database crash before that is a claim that never happened (the
+    -- redelivered message claims again). One fsync per stage instead of two. Only when the statement is its own
+    -- transaction: inside a caller's, the setting would reach that transaction's other writes.
+    SELECT set_config('synchronous_commit',
+                      CASE WHEN %(relax)s THEN 'off' ELSE current_setting('synchronous_commit') END, true) AS setting
+), marked AS (
+    -- the rows this process sent since its last claim (engine/dispatch.py): only its own, so two claims never
+    -- wait on each other's outbox rows
+    UPDATE {OUTBOX} SET sent_at = %(now)s, sends = sends + 1, last_error = '' WHERE id = ANY(%(sent)s::bigint[])
+)
+SELECT {_select("counted", _RUN_FIELDS)}, {_select("s", _SPECIALIST_FIELDS)}, {_CONTEXT_SELECT},
+       {_select("claimed", _EVENT_FIELDS)},
+       ARRAY(SELECT e.stage FROM {EVENTS} e WHERE e.run_id = %(run)s)
+FROM counted
+CROSS JOIN relaxed
+JOIN claimed ON claimed.run_id = counted.id
+JOIN {SPECIALISTS} s ON s.id = counted.specialist_id
+JOIN {CONTEXTS} c ON c.run_id = counted.id
+"""
+
+
+@dataclass(frozen=True)
+class HeldDocument:
+    """The document this process last persisted, exactly as the database holds it at ``version`` (every writer of
+    a RunContext raises its version, so the pair names one content). The next stage of the same run, claimed by
+    this process, reads it from here instead of receiving ~21 KB again. Read-only by convention, as every
+    snapshot is: stages parse it into typed sections and ``apply`` copies before it writes."""
+
+    run_id: str
+    version: int
+    document: Mapping[str, Any]
+
+
+_held: HeldDocument | None = None
+
+
+def _hold(held: HeldDocument | None) -> None:
+    global _held  # one document per process: the run it computes next is usually the one it just persisted
+    _held = held
+
+
+def claim(run_id: str, stage: str, attempt: int, now: datetime, sent: list[int]) -> Claim | None:
+    """One statement: the attempt claimed and everything the stage needs read. ``sent``: outbox ids this process
+    handed to the broker, marked sent here (they ride on this round trip instead of costing their own)."""
+    held = _held if _held is not None and _held.run_id == run_id else None
+    params: dict[str, Any] = {"run": run_id, "stage": stage, "attempt": attempt, "now": now, "sent": sent,
+                              "held_version": held.version if held is not None else -1,
+                              "relax": not connection.in_atomic_block,
+              "runnable": [str(s) for s in RUNNABLE], "running": str(StageEvent.Outcome.RUNNING),
+              "running_run": str(Run.Status.RUNNING)}
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_SQL, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    cuts = _offsets(len(_RUN_FIELDS), len(_SPECIALIST_FIELDS), len(_CONTEXT_FIELDS), len(_EVENT_FIELDS))
+    run: Run = _build(Run, _RUN_FIELDS, row[cuts[0]:cuts[1]])
+    run.specialist = _build(Specialist, _SPECIALIST_FIELDS, row[cuts[1]:cuts[2]])
+    snapshot: RunContext = _build(RunContext, _CONTEXT_FIELDS, row[cuts[2]:cuts[3]])
+    if snapshot.document is None:  # the statement saw the held version: the same content
+        assert held is not None and held.version == snapshot.version
+        snapshot.document = dict(held.document)
+    snapshot.run = run
+    event: StageEvent = _build(StageEvent, _EVENT_FIELDS, row[cuts[3]:cuts[4]])
+    event.run = run
+    # The statement's snapshot predates its own insert: the attempt just claimed is counted here.
+    attempts = Counter(row[cuts[4]] or ())
+    attempts[stage] += 1
+    return Claim(run, event, snapshot, attempts)
+
+
+def _offsets(*sizes: int) -> list[int]:
+    cuts = [0]
+    for size in sizes:
+        cuts.append(cuts[-1] + size)
+    return cuts
+
+
+@dataclass(frozen=True)
+class EventFinish:
+    outcome: str
+    finished_at: datetime
+    duration_ms: int | None
+    compute_ms: int | None
+    next_action: str
+    decided_by: str
+    reason: str
+    detail: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class NextStage:
+    stage: str
+    attempt: int
+    queue: str
+
+
+# Run columns a persist may set (U1's flag snapshot, the bounds recorded by a run's first stage, the end of a run):
+# fixed names, never from input.
+RUN_COLUMNS = ("flags", "limits", "status", "error", "finished_at")
+_JSON_RUN_COLUMNS = ("flags", "limits")
+
+
+def changed_sections(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """What turns ``before`` into ``after`` at the top level: the sections set (new or changed) and those dropped.
+    Unchanged sections are the same objects (``pipeline.document.apply`` copies the document shallowly), so the
+    identity test settles most of them without comparing."""
+    changed = {k: v for k, v in after.items() if k not in before or (before[k] is not v and before[k] != v)}
+    return changed, [k for k in before if k not in after]
+
+
+def persist(*, run_id: str, event_id: int, version: int, before: Mapping[str, Any], after: Mapping[str, Any],
+            finish: EventFinish, run_changes: Mapping[str, object], next_stage: NextStage | None,
+            now: datetime) -> Persisted:
+    """One statement: written only if the context is still at ``version`` and the run has not ended."""
+    changed, dropped = changed_sections(before, after)
+    changed_json = json.dumps(changed)
+    params: dict[str, Any] = {
+        "run": run_id, "version": version, "terminal": [str(s) for s in Run.TERMINAL], "now": now,
+        "set": changed_json, "drop": dropped, "event": event_id, "outcome": finish.outcome,
+        "finished_at": finish.finished_at, "duration_ms": finish.duration_ms, "compute_ms": finish.compute_ms,
+        "next_action": finish.next_action, "decided_by": finish.decided_by, "reason": finish.reason,
+        "detail": json.dumps(finish.detail)}
+    parts = [f"""
+WITH locked AS (
+    SELECT r.status, c.version FROM {RUNS} r JOIN {CONTEXTS} c ON c.run_id = r.id
+    WHERE r.id = %(run)s FOR UPDATE OF r, c
+), ok AS (
+    SELECT 1 FROM locked WHERE version = %(version)s AND NOT status = ANY(%(terminal)s::text[])
+), context AS (
+    UPDATE {CONTEXTS} SET document = (document || %(set)s::jsonb) - %(drop)s::text[],
+                               version = version + 1, updated_at = %(now)s
+    WHERE run_id = %(run)s AND EXISTS (SELECT 1 FROM ok)
+), finished AS (
+    UPDATE {EVENTS} SET outcome = %(outcome)s, finished_at = %(finished_at)s, duration_ms = %(duration_ms)s,
+        compute_ms = %(compute_ms)s, next_action = %(next_action)s, decided_by = %(decided_by)s,
+        reason = %(reason)s, detail = %(detail)s::jsonb
+    WHERE id = %(event)s AND EXISTS (SELECT 1 FROM ok)
+)"""]
+    if run_changes:
+        assignments = []
+        for column, value in run_changes.items():
+            if column not in RUN_COLUMNS:
+                raise ValueError(f"a persist does not set {RUNS}.{column}")
+            cast = "::jsonb" if column in _JSON_RUN_COLUMNS else ""
+            assignments.append(f'"{column}" = %(run_{column})s{cast}')
+            params[f"run_{column}"] = json.dumps(value) if column in _JSON_RUN_COLUMNS else value
+        parts.append(f""", ended AS (
+    UPDATE {RUNS} SET {", ".join(assignments)}, updated_at = %(now)s
+    WHERE id = %(run)s AND EXISTS (SELECT 1 FROM ok)
+)""")
+    outbox = "NULL::bigint"
+    if next_stage is not None:
+        params.update({"next_stage": next_stage.stage, "next_attempt": next_stage.attempt,
+                       "next_queue": next_stage.queue})
+        parts.append(f""", outbox AS (
+    INSERT INTO {OUTBOX} (run_id, stage, attempt, queue, created_at, sends, last_error)
+    SELECT %(run)s, %(next_stage)s, %(next_attempt)s, %(next_queue)s, %(now)s, 0, '' FROM ok
+    ON CONFLICT (run_id, stage, attempt) DO NOTHING
+    RETURNING id
+)""")
+        outbox = "(SELECT id FROM outbox)"
+    parts.append(f"\nSELECT status, version, {outbox} FROM locked")
+    with connection.cursor() as cursor:
+        cursor.execute("".join(parts), params)
+        row = cursor.fetchone()
+    if row is None:
+        raise Run.DoesNotExist(f"run {run_id} or its context is gone")
+    persisted = Persisted(status=row[0], version=row[1], outbox_id=row[2])
+    if persisted.written(version):
+        # What the database now holds, built as it built it: ``before`` (exact: read from it, or held) with the
+        # changed sections as they travelled (JSON text) on top, the dropped ones gone.
+        document = {k: v for k, v in before.items() if k not in dropped}
+        document.update(json.loads(changed_json))
+        _hold(HeldDocument(run_id, version + 1, document))
+    return persisted
