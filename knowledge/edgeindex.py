@@ -1,0 +1,118 @@
+"""Search over the Qdrant Edge shards of the law and terms collections (knowledge/edge.py), with the methods and
+the answers of the in-process index it replaces: the ranking code above it does not change.
+
+Equal scores come back in one fixed order — the point id, as qdrant-client's local mode orders a scroll, and for a
+dense search filtered to several acts the acts' order first — so a search answers the same lists in every process.
+Qdrant's own top-k picks arbitrarily among points tied at the cut, so a search fetches past the cut until the last
+point fetched scores below it, and orders the ties itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import qdrant_edge as qe
+from django.conf import settings
+
+from knowledge import edge, index
+from knowledge.lexical import Sparse
+
+Scored = list[tuple[dict[str, Any], float]]
+
+# Points fetched past a search's limit, so that the points tied at the cut can be ordered here (doubled while the
+# last one fetched still ties: a heading shared by several codes ties a handful of points, not thousands).
+TIE_MARGIN = 8
+
+
+def _act_filter(act_keys: Sequence[str], *must: qe.FieldCondition) -> qe.Filter | None:
+    conditions: list[qe.ConditionType] = list(must)
+    if act_keys:
+        conditions.append(qe.FieldCondition(key="act_nreg_key", match=qe.MatchAny(any=list(act_keys))))
+    return qe.Filter(must=conditions) if conditions else None
+
+
+def _match(field: str, value: str) -> qe.FieldCondition:
+    return qe.FieldCondition(key=field, match=qe.MatchValue(value=value))
+
+
+class _ShardSearch:
+    def __init__(self, shard: edge.Shard | None) -> None:
+        self.shard = shard
+
+    def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *,
+                 exact: bool = False, by_act: bool = False) -> Scored:
+        """The ``limit`` best points for ``vector`` within the acts; ``by_act``: ties in the acts' order first."""
+        if self.shard is None or using not in self.shard.vectors or limit <= 0:
+            return []
+        flt = _act_filter(act_keys)
+        params = qe.SearchParams(exact=True) if exact else None
+        fetch = limit + TIE_MARGIN
+        while True:
+            found = self.shard.engine.query(qe.QueryRequest(
+                limit=fetch, query=qe.Query.Nearest(vector, using=using), filter=flt, with_payload=True,
+                params=params))
+            if len(found) < fetch or found[limit - 1].score != found[-1].score:
+                break
+            fetch *= 2
+        acts = {k: i for i, k in reversed(list(enumerate(act_keys)))} if by_act else {}
+        found.sort(key=lambda p: (-p.score, acts.get(str((p.payload or {}).get("act_nreg_key")), 0), str(p.id)))
+        return [(dict(p.payload or {}), float(p.score)) for p in found[:limit]]
+
+    def _scroll(self, flt: qe.Filter, limit: int) -> list[dict[str, Any]]:
+        """Points matching the filter in id order, as the local mode's scroll returns them."""
+        if self.shard is None or limit <= 0:
+            return []
+        records, _ = self.shard.engine.scroll(qe.ScrollRequest(limit=limit, filter=flt, with_payload=True))
+        return [dict(r.payload or {}) for r in records]
+
+    def sparse_search(self, using: str, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        """BM25 over any named sparse vector of the collection (knowledge/index.py), IDF from the whole shard."""
+        if not sparse.indices:
+            return []
+        return self._nearest(using, qe.SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
+                             act_keys, limit)
+
+
+class EdgeSearchIndex(_ShardSearch):
+    """The chunks: dense (one vector per article), BM25 over the text and over the heading, the exact path."""
+
+    def dense_search(self, vector: Sequence[float], act_keys: list[str], limit: int) -> Scored:
+        # exact: the shard holds no graph (knowledge/edge.py), and the scan must rank as the local mode does
+        return self._nearest(index.DENSE, [float(x) for x in vector], act_keys, limit, exact=True, by_act=True)
+
+    def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        return self.sparse_search(index.LEXICAL, sparse, act_keys, limit)
+
+    def heading_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        return self.sparse_search(index.HEADING, sparse, act_keys, limit)
+
+    def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Every chunk of the article in each named act, act by act in the order named; with no act, every act's."""
+        if not act_keys:
+            return self._scroll(_act_filter([], _match("article", article)) or qe.Filter(), limit)
+        found: list[dict[str, Any]] = []
+        for key in act_keys:
+            found += self._scroll(qe.Filter(must=[_match("article", article), _match("act_nreg_key", key)]),
+                                  limit - len(found))
+        return found[:limit]
+
+
+class EdgeTermIndex(_ShardSearch):
+    """The defined terms: the exact term by its key, near forms by BM25 over the terms' words."""
+
+    def exact(self, key: str, act_keys: list[str], limit: int) -> list[dict[str, Any]]:
+        return self._scroll(_act_filter(act_keys, _match("term_key", key)) or qe.Filter(), limit)
+
+    def similar(self, sparse: Sparse, act_keys: list[str], limit: int) -> list[dict[str, Any]]:
+        return [p for p, _ in self.sparse_search(index.TERM, sparse, act_keys, limit)]
+
+
+def get_index(collection: str | None = None) -> EdgeSearchIndex:
+    name = collection or settings.LLDBI_COLLECTION
+    return EdgeSearchIndex(edge.ensure_shard(name, index.CHUNK_KEYWORD_FIELDS))
+
+
+def get_term_index(collection: str | None = None) -> EdgeTermIndex:
+    name = collection or settings.LLDBI_TERMS_COLLECTION
+    return EdgeTermIndex(edge.ensure_shard(name, index.TERM_KEYWORD_FIELDS))
