@@ -10,7 +10,7 @@ from typing import Any, cast
 from django.conf import settings
 from django.db.models import Count, Max
 
-from knowledge import edgeindex, index, searchindex, termindex
+from knowledge import index, searchindex
 from knowledge.edge import search_backend
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector, question_vector
@@ -40,37 +40,22 @@ def _ranked(rows: Sequence[tuple[Mapping[str, object], float]]) -> Ranked:
 
 
 class QdrantSearchPort:
-    """LLDBI search. With a Qdrant server its own indexes answer; with the local path, the in-process
-    index (knowledge/searchindex.py) answers, because the local mode scores point by point in Python."""
+    """LLDBI search. With a Qdrant server its own indexes answer; without one, the Qdrant Edge shards built from
+    the local collection (knowledge/searchindex.py), opened read-only by every process that searches."""
 
     def __init__(self, embedder: Embedder | None = None, collection: str | None = None,
                  backend: str | None = None) -> None:
         self._embedder = embedder
         self.collection = collection or settings.LLDBI_COLLECTION
         self._query_cache: dict[str, list[float]] = {}
-        resolved = search_backend(backend)
-        self.in_memory = resolved in {"memory", "edge"}
-        self.edge = resolved == "edge"
+        self.backend = search_backend(backend)
+        self.shards = self.backend == "edge"
 
-    def _local(self) -> searchindex.LocalSearchIndex | edgeindex.EdgeSearchIndex:
-        if self.edge:
-            return edgeindex.get_index(self.collection)
-        return searchindex.get_index(index.get_client(), self.collection)
+    def _local(self) -> searchindex.LocalSearchIndex:
+        return searchindex.get_index(self.collection)
 
-    def _terms(self) -> termindex.LocalTermIndex | edgeindex.EdgeTermIndex:
-        if self.edge:
-            return edgeindex.get_term_index(settings.LLDBI_TERMS_COLLECTION)
-        return termindex.get_term_index(index.get_client(), settings.LLDBI_TERMS_COLLECTION)
-
-    def warm(self) -> bool:
-        """Build what the first search would: the in-process chunk and term indexes, the embedding model. At 51k
-        that is about a minute a worker otherwise spends inside its first U4. False: nothing to build (a server)."""
-        if not self.in_memory:
-            return False
-        self._local()
-        self._terms()
-        self._vector("прогрів")
-        return True
+    def _terms(self) -> searchindex.LocalTermIndex:
+        return searchindex.get_term_index(settings.LLDBI_TERMS_COLLECTION)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -86,20 +71,20 @@ class QdrantSearchPort:
         return self._query_cache[query]
 
     def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit))
         return _ranked(index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
                                           act_keys=[a.lower() for a in act_nregs], limit=limit))
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs],
                                                         limit))
         return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit))
 
     def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs],
                                                         limit))
         if not self._has_heading:
@@ -124,7 +109,7 @@ class QdrantSearchPort:
         limit = settings.EXACT_ARTICLE_MAX_CHUNKS
         acts = [a.lower() for a in act_nregs]
         pool = limit if acts or not hint else max(limit, settings.EXACT_ARTICLE_SCAN_MAX)
-        if self.in_memory:
+        if self.shards:
             rows = self._local().article(acts, article, limit=pool)
         else:
             rows = index.article_chunks(index.get_client(), self.collection, act_keys=acts, article=article,
@@ -139,7 +124,7 @@ class QdrantSearchPort:
             return []
         acts = [a.lower() for a in act_nregs]
         pool = max(limit * 4, 40)
-        if self.in_memory:
+        if self.shards:
             terms = self._terms()
             candidates = terms.exact(key, acts, pool) + terms.similar(query_vector(term), acts, pool)
         else:

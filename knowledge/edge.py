@@ -45,17 +45,17 @@ class ShardOutdated(Exception):
     """The shard was written by another qdrant-edge version: rebuild it from the collection."""
 
 
-BACKENDS = ("auto", "qdrant", "memory", "edge")
+BACKENDS = ("auto", "qdrant", "edge")
 
 
 def search_backend(setting: str | None = None) -> str:
-    """What answers searches: ``qdrant`` (the collection itself: a Qdrant server), ``memory`` (the numpy index
-    over the local path) or ``edge`` (the shards). ``auto``: the server with QDRANT_URL, else the numpy index."""
+    """What answers searches: ``qdrant`` (the collection itself: a Qdrant server, or the local mode in the parity
+    tests) or ``edge`` (the shards). ``auto``: the server with QDRANT_URL, else the shards."""
     backend = setting or settings.LLDBI_SEARCH
     if backend not in BACKENDS:
         raise ValueError(f"LLDBI_SEARCH must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "auto":
-        return "qdrant" if settings.QDRANT_URL else "memory"
+        return "qdrant" if settings.QDRANT_URL else "edge"
     return backend
 
 
@@ -168,7 +168,7 @@ class _Opened:
     """The shards this process has open, one per collection, with the generation each one is."""
 
     def __init__(self) -> None:
-        self.shards: dict[str, Shard] = {}
+        self.shards: dict[str, Shard] = {}  # by the shard's directory
         self.lock = threading.Lock()
 
 
@@ -190,17 +190,18 @@ def open_shard(collection: str) -> Shard | None:
     generation = current_generation(collection)
     if generation is None:
         return None
+    root = shard_root(collection)
     with _opened.lock:
-        have = _opened.shards.get(collection)
+        have = _opened.shards.get(str(root))
         if have is not None and have.generation == generation:
             return have
-        path = shard_root(collection) / generation
+        path = root / generation
         manifest = json.loads((path / MANIFEST).read_text())
         if manifest.get("edge_version") != edge_version():
             raise ShardOutdated(f"the {collection!r} shard was built by qdrant-edge {manifest.get('edge_version')}, "
                                 f"this is {edge_version()}: run manage.py build_search_shards")
         shard = Shard(qe.EdgeShard.load(str(path / "shard")), generation, frozenset(manifest.get("vectors", ())))
-        _opened.shards[collection] = shard
+        _opened.shards[str(root)] = shard
         return shard
 
 
@@ -229,10 +230,7 @@ def ensure_shard(collection: str, keyword_fields: Iterable[str]) -> Shard | None
     return open_shard(collection) if built is not None else None
 
 
-def forget(collection: str | None = None) -> None:
-    """Stop handing out this process's open shards (tests that delete a state directory)."""
+def forget(collection: str) -> None:
+    """Open the collection's shard again on the next search, as after a rebuild (a test that rewrote a manifest)."""
     with _opened.lock:
-        if collection is None:
-            _opened.shards.clear()
-        else:
-            _opened.shards.pop(collection, None)
+        _opened.shards.pop(str(shard_root(collection)), None)

@@ -15,7 +15,6 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from knowledge.indexcache import invalidate_all
 from knowledge.lexical import Sparse
 
 DENSE = "dense"
@@ -47,13 +46,12 @@ def get_client() -> QdrantClient:
 
 
 def close_client() -> None:
-    """Release the local store so another process (a worker after an ingest) can open it."""
+    """Release the local store so another process (an ingest, a shard build) can open it."""
     global _client
     with _client_lock:
         if _client is not None:
             _client.close()
             _client = None
-    invalidate_all()
 
 
 def held_client() -> QdrantClient | None:

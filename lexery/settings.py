@@ -203,7 +203,8 @@ QDRANT_PATH = Path(env.str("QDRANT_PATH", default=str(VAR_DIR / "qdrant")))
 LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
 # The terms the acts define ("12) рецидив туберкульозу - …"), one point per term: definition questions look here.
 LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLLECTION}_terms")
-# auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
+# auto: Qdrant's own search with a server (QDRANT_URL), else the Qdrant Edge shards (knowledge/edge.py); qdrant / edge
+# force one (qdrant without a server: qdrant-client's local mode, pure Python, for the parity tests)
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
 # Qdrant Edge shards of the law and terms collections (knowledge/edge.py): built by ingest, opened read-only by
 # every process that searches (several retrieval workers on one machine).
@@ -319,8 +320,6 @@ PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer b
 PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
-# A worker consuming the retrieval queue builds the in-process search indexes as it starts (engine/warmup.py)
-LLDBI_WARM_ON_START = env.bool("LLDBI_WARM_ON_START", default=True)
 EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)
 # An act-less article number is looked up in at most this many chunks before they are ranked by act title
 EXACT_ARTICLE_SCAN_MAX = env.int("EXACT_ARTICLE_SCAN_MAX", default=20_000)  # chunks of a named article, all acts

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from knowledge import edge, index, searchindex, termindex
+from knowledge import edge, index
 from knowledge.embed_cache import VectorCache, embed_with_cache
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
@@ -102,8 +102,6 @@ def _forget_corpus_ids(target: _Target, canonical: dict[str, str]) -> bool:
         logger.info("corpus id replaced by the act's nreg", extra={"corpus_id": key, "nreg": canonical[key]})
     if stale:
         Act.objects.filter(nreg_key__in=stale).delete()
-        searchindex.invalidate(target.collection)
-        termindex.invalidate(target.terms_collection)
     return bool(stale)
 
 
@@ -144,7 +142,6 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
             target.store.put(key, c.text)  # the text first: a point never refers to a missing snippet
             points.append(chunk_point(c, key, vector, with_heading=target.with_heading))
     index.upsert(target.client, target.collection, points)
-    searchindex.invalidate(target.collection)
     report.upserted += len(points)
     report.batches += 1
 
@@ -155,7 +152,6 @@ def _write_terms(target: _Target, batch: list[list[Chunk]], report: IngestReport
     terms = [p for chunks in batch for p in term_points(chunks)]
     if terms:
         index.upsert_terms(target.client, target.terms_collection, terms)
-        termindex.invalidate(target.terms_collection)
         report.terms += len(terms)
 
 

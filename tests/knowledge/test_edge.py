@@ -1,4 +1,4 @@
-"""The Qdrant Edge shards (knowledge/edge.py, knowledge/edgeindex.py): they rank as qdrant-client's local mode does
+"""The Qdrant Edge shards (knowledge/edge.py, knowledge/searchindex.py): they rank as qdrant-client's local mode does
 on the same points, carry every named vector of the collection, and are rebuilt, swapped and opened by several
 processes as ingest and an upgrade need."""
 
@@ -16,7 +16,7 @@ from django.core.management import call_command
 from qdrant_client import models
 
 from engine.ports import QdrantSearchPort
-from knowledge import edge, edgeindex, index
+from knowledge import edge, index, searchindex
 from knowledge.lexical import Sparse, query_vector
 
 QUERIES = ["Чи обов'язково укладати трудовий договір у письмовій формі?",
@@ -91,7 +91,7 @@ def _add(name: str, ids: range, *, extra: bool = False) -> None:
 def test_any_named_sparse_vector_of_the_collection_is_carried_into_the_shard(db: Any) -> None:
     name = _collection("edge_extra", 40, extra=True)
     edge.build_shard(index.get_client(), name, index.CHUNK_KEYWORD_FIELDS)
-    got = edgeindex.get_index(name).sparse_search("extra", Sparse([1, 2], [1.0, 1.0]), ["a1"], 10)
+    got = searchindex.get_index(name).sparse_search("extra", Sparse([1, 2], [1.0, 1.0]), ["a1"], 10)
     want = index.lexical_search(index.get_client(), name, sparse=Sparse([1, 2], [1.0, 1.0]), act_keys=["a1"],
                                 limit=10, using="extra")
     _same_ranking(got, want, 10)
@@ -130,7 +130,7 @@ def test_a_shard_of_another_engine_version_is_rebuilt_not_opened(db: Any) -> Non
 
 def test_no_collection_means_no_shard_and_empty_answers(db: Any) -> None:
     assert edge.ensure_shard("edge_missing", index.CHUNK_KEYWORD_FIELDS) is None
-    search = edgeindex.get_index("edge_missing")
+    search = searchindex.get_index("edge_missing")
     assert search.dense_search([1.0, 0.0, 0.0, 0.0], [], 5) == [] and search.article([], "1") == []
 
 
@@ -149,7 +149,7 @@ def test_several_processes_search_one_shard_at_once(db: Any) -> None:
              for _ in range(3)]
     # then every one of them answers, and so does this one
     assert [p.communicate(timeout=60)[0].split() for p in procs] == [["3", "30"]] * 3
-    assert len(edgeindex.get_index(name).lexical_search(Sparse([1], [1.0]), [], 3)) == 3
+    assert len(searchindex.get_index(name).lexical_search(Sparse([1], [1.0]), [], 3)) == 3
 
 
 def test_build_search_shards_rebuilds_the_law_and_terms_shards(lldbi_index: dict[str, int]) -> None:
@@ -158,4 +158,4 @@ def test_build_search_shards_rebuilds_the_law_and_terms_shards(lldbi_index: dict
     call_command("build_search_shards", stdout=out)
     assert all(edge.current_generation(n) != g for n, g in before.items())
     assert f"qdrant-edge {edge.edge_version()}" in out.getvalue()
-    assert edgeindex.get_term_index().similar(query_vector("дізнавач"), [], 3)
+    assert searchindex.get_term_index().similar(query_vector("дізнавач"), [], 3)
