@@ -24,21 +24,23 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as qe
 from django.conf import settings
-from qdrant_client import QdrantClient, models
 
 from knowledge import index
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient, models
+else:
+    from knowledge.qdrant_models import models  # imported when first used: see there
 
 logger = logging.getLogger(__name__)
 
 EDGE_PACKAGE = "qdrant-edge-py"
 CURRENT = "CURRENT"  # the generation readers open, replaced atomically by a build
 MANIFEST = "manifest.json"
-_DISTANCES = {models.Distance.COSINE: qe.Distance.Cosine, models.Distance.DOT: qe.Distance.Dot,
-              models.Distance.EUCLID: qe.Distance.Euclid, models.Distance.MANHATTAN: qe.Distance.Manhattan}
 
 
 class ShardOutdated(Exception):
@@ -83,7 +85,8 @@ def _edge_config(client: QdrantClient, collection: str) -> qe.EdgeConfig:
     dense = params.vectors if isinstance(params.vectors, dict) else {}
     sparse = params.sparse_vectors or {}
     return qe.EdgeConfig(
-        vectors={name: qe.EdgeVectorParams(size=v.size, distance=_DISTANCES[v.distance]) for name, v in dense.items()},
+        vectors={name: qe.EdgeVectorParams(size=v.size, distance=getattr(qe.Distance, v.distance.value))
+                 for name, v in dense.items()},
         sparse_vectors={name: qe.EdgeSparseVectorParams(
             modifier=qe.Modifier.Idf if s.modifier == models.Modifier.IDF else None) for name, s in sparse.items()},
         # no WAL: a shard is written once, flushed, and then only read, which is what lets several processes open it

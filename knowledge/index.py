@@ -11,11 +11,14 @@ import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-from qdrant_client import QdrantClient, models
+from typing import TYPE_CHECKING, Any
 
 from knowledge.lexical import Sparse
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient, models
+else:
+    from knowledge.qdrant_models import models  # imported when first used: see there
 
 DENSE = "dense"
 LEXICAL = "lexical"
@@ -35,6 +38,7 @@ def get_client() -> QdrantClient:
     with _client_lock:
         if _client is None:
             from django.conf import settings
+            from qdrant_client import QdrantClient
 
             if settings.QDRANT_URL:
                 _client = QdrantClient(url=settings.QDRANT_URL, api_key=settings.QDRANT_API_KEY or None)
