@@ -8,8 +8,9 @@ from functools import cached_property, lru_cache
 from typing import Any, cast
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
+from engine.lexicon_store import stored_lexicon
 from knowledge import index, searchindex
 from knowledge.edge import search_backend
 from knowledge.embeddings import Embedder, default_embedder
@@ -25,12 +26,15 @@ _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
 
 
 def load_lexicon() -> ActLexicon:
-    """The catalog as a lexicon, rebuilt only when the Act table changed (lemmatising titles is not free)."""
-    stamp = tuple(Act.objects.aggregate(n=Count("id"), t=Max("updated_at")).values())
+    """The catalog as a lexicon, rebuilt only when the Act table changed (lemmatising titles is not free): kept in
+    this process, and in a file a fresh process reads back (engine/lexicon_store.py)."""
+    # the indexed count too: a queryset update() of ``indexed`` leaves updated_at as it was
+    stamp = tuple(Act.objects.aggregate(n=Count("id"), t=Max("updated_at"),
+                                        i=Count("id", filter=Q(indexed=True))).values())
     if stamp not in _lexicon_cache:
         _lexicon_cache.clear()
-        rows = list(Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed"))
-        _lexicon_cache[stamp] = ActLexicon.build(rows)
+        _lexicon_cache[stamp] = stored_lexicon(stamp, lambda: list(
+            Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed")))
     return _lexicon_cache[stamp]
 
 

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,7 +132,8 @@ def build_shard(client: QdrantClient, collection: str, keyword_fields: Iterable[
         return None
     started = time.monotonic()
     root = shard_root(collection)
-    generation = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    # names sort in build order (pruning keeps the newest), microseconds apart even for builds in one second
+    generation = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:6]}"
     path = root / generation
     config = _edge_config(client, collection)
     shard = qe.EdgeShard.create(str(path / "shard"), config)

@@ -320,6 +320,8 @@ PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer b
 PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
+# The act lexicon U2 matches against, stored by the first process that builds it (engine/lexicon_store.py)
+LEXICON_CACHE_DIR = Path(env.str("LEXICON_CACHE_DIR", default=str(VAR_DIR / "cache")))
 EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)
 # An act-less article number is looked up in at most this many chunks before they are ranked by act title
 EXACT_ARTICLE_SCAN_MAX = env.int("EXACT_ARTICLE_SCAN_MAX", default=20_000)  # chunks of a named article, all acts
