@@ -4,7 +4,7 @@ with the machine's load, so it reports, it does not assert.
 
     LEXERY_VAR_DIR=/work/var-scale .venv/bin/python bench/retrieval_latency.py \
         ../shared/data/eval/dev_questions.jsonl ../shared/data/eval/dev_definitions.jsonl [--repeat 3] [--json] \
-        [--busy] [--compare-blas]   # one core kept busy meanwhile; 1 vs 2 BLAS threads side by side
+        [--busy]   # one core kept busy meanwhile
 """
 
 from __future__ import annotations
@@ -39,8 +39,6 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=200, help="at most this many questions")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--busy", action="store_true", help="keep one core busy with another process meanwhile")
-    parser.add_argument("--compare-blas", action="store_true",
-                        help="also measure with 2 BLAS threads for the dense product and print the ratio")
     return parser.parse_args()
 
 
@@ -83,18 +81,16 @@ def _measure(plans: list[SearchPlan], repeat: int) -> list[float]:
     return timings
 
 
-def _with_two_blas_threads(plans: list[SearchPlan], repeat: int, timings: list[float]) -> dict[str, float]:
-    """The same plans with 2 BLAS threads for the dense product, side by side with ``timings``."""
-    from knowledge import searchindex
+def _points(port: object) -> int:
+    """The chunks searched; for the shards, opening them is what this times (the collection is not opened)."""
+    from engine.ports import QdrantSearchPort
+    from knowledge import index, searchindex
 
-    default = searchindex.BLAS_THREADS
-    searchindex.BLAS_THREADS = 2
-    try:
-        two = _measure(plans, repeat)
-    finally:
-        searchindex.BLAS_THREADS = default
-    return {"blas2_u4_p50_ms": round(statistics.median(two), 1), "blas2_u4_p95_ms": round(percentile(two, 0.95), 1),
-            "p95_ratio_blas2_to_default": round(percentile(two, 0.95) / percentile(timings, 0.95), 2)}
+    assert isinstance(port, QdrantSearchPort)
+    if port.shards:
+        shard = searchindex.get_index(port.collection).shard
+        return shard.engine.info().points_count if shard else 0
+    return index.count(index.get_client(), port.collection)
 
 
 def main() -> int:
@@ -113,23 +109,21 @@ def main() -> int:
     plans, profile_ms = _plans(questions[: args.limit])
     port = QdrantSearchPort()
     started = time.perf_counter()
-    points = index.count(index.get_client(), port.collection)
+    points = _points(port)
     open_s = time.perf_counter() - started
     started = time.perf_counter()
-    retrieve(plans[0], port, attempt=1)  # builds the in-process index (local path) and loads the model
+    retrieve(plans[0], port, attempt=1)  # loads the model
     warm_s = time.perf_counter() - started
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     try:
         timings = _measure(plans, args.repeat)
         result: dict[str, object] = {
             "points": points, "questions": len(plans), "samples": len(timings),
-            "backend": "memory" if QdrantSearchPort().in_memory else "qdrant",
+            "backend": port.backend,
             "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
             "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
             "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
             "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
-        if args.compare_blas:
-            result.update(_with_two_blas_threads(plans, args.repeat, timings))
     finally:
         if busy:
             busy.kill()

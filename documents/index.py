@@ -5,12 +5,15 @@ Qdrant path): uploads and deletions reach it through tasks on the ``retrieval`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from qdrant_client import QdrantClient, models
+from typing import TYPE_CHECKING, Any
 
 from knowledge.index import DENSE, LEXICAL, CollectionMismatch, point_id
 from knowledge.lexical import Sparse
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient, models
+else:
+    from knowledge.qdrant_models import models  # imported when first used: see there
 
 RRF_K = 60  # the usual reciprocal-rank constant: ranks matter, raw scores of unlike signals do not
 

@@ -8,9 +8,11 @@ from functools import cached_property, lru_cache
 from typing import Any, cast
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
-from knowledge import index, searchindex, termindex
+from engine.lexicon_store import stored_lexicon
+from knowledge import index, searchindex
+from knowledge.edge import search_backend
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.lexical import query_vector, question_vector
 from knowledge.models import Act
@@ -24,12 +26,15 @@ _lexicon_cache: dict[tuple[Any, ...], ActLexicon] = {}
 
 
 def load_lexicon() -> ActLexicon:
-    """The catalog as a lexicon, rebuilt only when the Act table changed (lemmatising titles is not free)."""
-    stamp = tuple(Act.objects.aggregate(n=Count("id"), t=Max("updated_at")).values())
+    """The catalog as a lexicon, rebuilt only when the Act table changed (lemmatising titles is not free): kept in
+    this process, and in a file a fresh process reads back (engine/lexicon_store.py)."""
+    # the indexed count too: a queryset update() of ``indexed`` leaves updated_at as it was
+    stamp = tuple(Act.objects.aggregate(n=Count("id"), t=Max("updated_at"),
+                                        i=Count("id", filter=Q(indexed=True))).values())
     if stamp not in _lexicon_cache:
         _lexicon_cache.clear()
-        rows = list(Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed"))
-        _lexicon_cache[stamp] = ActLexicon.build(rows)
+        _lexicon_cache[stamp] = stored_lexicon(stamp, lambda: list(
+            Act.objects.values("nreg", "title", "abbreviations", "aliases", "indexed")))
     return _lexicon_cache[stamp]
 
 
@@ -39,31 +44,22 @@ def _ranked(rows: Sequence[tuple[Mapping[str, object], float]]) -> Ranked:
 
 
 class QdrantSearchPort:
-    """LLDBI search. With a Qdrant server its own indexes answer; with the local path, the in-process
-    index (knowledge/searchindex.py) answers, because the local mode scores point by point in Python."""
+    """LLDBI search. With a Qdrant server its own indexes answer; without one, the Qdrant Edge shards built from
+    the local collection (knowledge/searchindex.py), opened read-only by every process that searches."""
 
     def __init__(self, embedder: Embedder | None = None, collection: str | None = None,
                  backend: str | None = None) -> None:
         self._embedder = embedder
         self.collection = collection or settings.LLDBI_COLLECTION
         self._query_cache: dict[str, list[float]] = {}
-        backend = backend or settings.LLDBI_SEARCH
-        if backend not in {"auto", "qdrant", "memory"}:
-            raise ValueError(f"LLDBI_SEARCH must be auto, qdrant or memory, got {backend!r}")
-        self.in_memory = backend == "memory" or (backend == "auto" and not settings.QDRANT_URL)
+        self.backend = search_backend(backend)
+        self.shards = self.backend == "edge"
 
     def _local(self) -> searchindex.LocalSearchIndex:
-        return searchindex.get_index(index.get_client(), self.collection)
+        return searchindex.get_index(self.collection)
 
-    def warm(self) -> bool:
-        """Build what the first search would: the in-process chunk and term indexes, the embedding model. At 51k
-        that is about a minute a worker otherwise spends inside its first U4. False: nothing to build (a server)."""
-        if not self.in_memory:
-            return False
-        self._local()
-        termindex.get_term_index(index.get_client(), settings.LLDBI_TERMS_COLLECTION)
-        self._vector("прогрів")
-        return True
+    def _terms(self) -> searchindex.LocalTermIndex:
+        return searchindex.get_term_index(settings.LLDBI_TERMS_COLLECTION)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -79,20 +75,20 @@ class QdrantSearchPort:
         return self._query_cache[query]
 
     def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit))
         return _ranked(index.dense_search(index.get_client(), self.collection, vector=self._vector(query),
                                           act_keys=[a.lower() for a in act_nregs], limit=limit))
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs],
                                                         limit))
         return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit))
 
     def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
-        if self.in_memory:
+        if self.shards:
             return _ranked(self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs],
                                                         limit))
         if not self._has_heading:
@@ -117,7 +113,7 @@ class QdrantSearchPort:
         limit = settings.EXACT_ARTICLE_MAX_CHUNKS
         acts = [a.lower() for a in act_nregs]
         pool = limit if acts or not hint else max(limit, settings.EXACT_ARTICLE_SCAN_MAX)
-        if self.in_memory:
+        if self.shards:
             rows = self._local().article(acts, article, limit=pool)
         else:
             rows = index.article_chunks(index.get_client(), self.collection, act_keys=acts, article=article,
@@ -132,12 +128,12 @@ class QdrantSearchPort:
             return []
         acts = [a.lower() for a in act_nregs]
         pool = max(limit * 4, 40)
-        client = index.get_client()
-        name = settings.LLDBI_TERMS_COLLECTION
-        if self.in_memory:
-            terms = termindex.get_term_index(client, name)
+        if self.shards:
+            terms = self._terms()
             candidates = terms.exact(key, acts, pool) + terms.similar(query_vector(term), acts, pool)
         else:
+            client = index.get_client()
+            name = settings.LLDBI_TERMS_COLLECTION
             if not self._has_terms:
                 return []
             candidates = index.term_points(client, name, key=key, act_keys=acts, limit=pool)

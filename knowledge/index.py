@@ -11,17 +11,22 @@ import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from qdrant_client import QdrantClient, models
-
-from knowledge.indexcache import invalidate_all
 from knowledge.lexical import Sparse
+
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient, models
+else:
+    from knowledge.qdrant_models import models  # imported when first used: see there
 
 DENSE = "dense"
 LEXICAL = "lexical"
 HEADING = "heading"  # BM25 over the article heading alone, on the article's first chunk
 TERM = "term"  # in the terms collection: BM25 over one defined term's words (legaltext/definitions.py)
+# The payload fields the act filter and the exact lookups match on: indexed by a Qdrant server and in the Edge shards
+CHUNK_KEYWORD_FIELDS = ("act_nreg_key", "article")
+TERM_KEYWORD_FIELDS = ("act_nreg_key", "term_key")
 _POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
 
 _client: QdrantClient | None = None
@@ -33,6 +38,7 @@ def get_client() -> QdrantClient:
     with _client_lock:
         if _client is None:
             from django.conf import settings
+            from qdrant_client import QdrantClient
 
             if settings.QDRANT_URL:
                 _client = QdrantClient(url=settings.QDRANT_URL, api_key=settings.QDRANT_API_KEY or None)
@@ -44,13 +50,12 @@ def get_client() -> QdrantClient:
 
 
 def close_client() -> None:
-    """Release the local store so another process (a worker after an ingest) can open it."""
+    """Release the local store so another process (an ingest, a shard build) can open it."""
     global _client
     with _client_lock:
         if _client is not None:
             _client.close()
             _client = None
-    invalidate_all()
 
 
 def held_client() -> QdrantClient | None:
@@ -83,7 +88,7 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
                                HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
     if payload_indexes:  # a Qdrant server filters faster with them; the local mode ignores them
-        for field in ("act_nreg_key", "article"):
+        for field in CHUNK_KEYWORD_FIELDS:
             client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
 
 
@@ -164,17 +169,22 @@ def delete_act(client: QdrantClient, name: str, act_key: str) -> None:
         client.delete(name, points_selector=models.FilterSelector(filter=_act_filter([act_key])), wait=True)
 
 
-def scan(client: QdrantClient, name: str, *, page: int = 2048) -> Iterator[tuple[dict[str, Any], Any]]:
-    """Every point with its payload and vectors, page by page (for the in-process search index)."""
+def scan_records(client: QdrantClient, name: str, *, page: int = 2048) -> Iterator[models.Record]:
+    """Every point with its id, payload and vectors, page by page (to build a search shard or index from)."""
     if not client.collection_exists(name):
         return
     offset: Any = None
     while True:
         points, offset = client.scroll(name, limit=page, offset=offset, with_payload=True, with_vectors=True)
-        for p in points:
-            yield dict(p.payload or {}), p.vector
+        yield from points
         if offset is None:
             return
+
+
+def scan(client: QdrantClient, name: str, *, page: int = 2048) -> Iterator[tuple[dict[str, Any], Any]]:
+    """Every point's payload and vectors (for the in-process search index)."""
+    for p in scan_records(client, name, page=page):
+        yield dict(p.payload or {}), p.vector
 
 
 def count(client: QdrantClient, name: str) -> int:
@@ -190,7 +200,7 @@ def ensure_terms_collection(client: QdrantClient, name: str, *, payload_indexes:
     client.create_collection(name, vectors_config={},
                              sparse_vectors_config={TERM: models.SparseVectorParams(modifier=models.Modifier.IDF)})
     if payload_indexes:
-        for field in ("act_nreg_key", "term_key"):
+        for field in TERM_KEYWORD_FIELDS:
             client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
 
 

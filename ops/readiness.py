@@ -90,7 +90,11 @@ def check_broker(timeout_s: float) -> Check:
 
 # --- the search engine -----------------------------------------------------------------------------------------
 def check_search(timeout_s: float) -> Check:
+    from knowledge import edge
+
     collection = settings.LLDBI_COLLECTION
+    if edge.search_backend() == "edge":
+        return _check_shard(collection)
     if settings.QDRANT_URL:
         from qdrant_client import QdrantClient
 
@@ -104,6 +108,21 @@ def check_search(timeout_s: float) -> Check:
             return Check(WARN, f"Qdrant answers; collection {collection} not built yet (ingest_laws)")
         return Check(OK, f"Qdrant answers; collection {collection} present")
     return _check_local_path(Path(settings.QDRANT_PATH), collection)
+
+
+def _check_shard(collection: str) -> Check:
+    """The Edge shard searches read (knowledge/edge.py): its manifest, not the shard, so that readiness costs a file
+    read; a shard of another engine version is rebuilt by the first search (warn: build_search_shards first)."""
+    from knowledge import edge
+
+    generation = edge.current_generation(collection)
+    if generation is None:
+        return Check(WARN, f"no search shard of {collection} yet (ingest_laws or build_search_shards)")
+    manifest = json.loads((edge.shard_root(collection) / generation / edge.MANIFEST).read_text(encoding="utf-8"))
+    if manifest.get("edge_version") != edge.edge_version():
+        return Check(WARN, f"search shard of {collection} built by qdrant-edge {manifest.get('edge_version')}: "
+                           "run build_search_shards")
+    return Check(OK, f"search shard of {collection} present ({manifest.get('points')} points)")
 
 
 def _check_local_path(path: Path, collection: str) -> Check:

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from knowledge import index, searchindex, termindex
+from knowledge import edge, index
 from knowledge.embed_cache import VectorCache, embed_with_cache
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
@@ -79,11 +79,22 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS, settings.DENSE_HEAD_CHARS)
 
 
-def _forget_corpus_ids(target: _Target, canonical: dict[str, str]) -> None:
-    """An ingest before the catalog knew a corpus id stored its act under that id ("ЗУ ЕК" instead of 1089-20):
-    those points and the Act row it made are dropped, and this ingest stores the act under its nreg."""
-    if not canonical:
+def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:
+    """Searches read the Edge shards (knowledge/edge.py), not the collections: what this ingest wrote is searchable
+    once they are rebuilt (a few seconds for the core, every process picks the new shard up on its next search)."""
+    if edge.search_backend() != "edge":
         return
+    for name, fields, changed in ((target.collection, index.CHUNK_KEYWORD_FIELDS, chunks_changed),
+                                  (target.terms_collection, index.TERM_KEYWORD_FIELDS, terms_changed)):
+        if changed or edge.current_generation(name) is None:
+            edge.build_shard(target.client, name, fields)
+
+
+def _forget_corpus_ids(target: _Target, canonical: dict[str, str]) -> bool:
+    """An ingest before the catalog knew a corpus id stored its act under that id ("ЗУ ЕК" instead of 1089-20):
+    those points and the Act row it made are dropped, and this ingest stores the act under its nreg. True: some were."""
+    if not canonical:
+        return False
     stale = list(Act.objects.filter(nreg_key__in=list(canonical)).values_list("nreg_key", flat=True))
     for key in stale:
         index.delete_act(target.client, target.collection, key)
@@ -91,8 +102,7 @@ def _forget_corpus_ids(target: _Target, canonical: dict[str, str]) -> None:
         logger.info("corpus id replaced by the act's nreg", extra={"corpus_id": key, "nreg": canonical[key]})
     if stale:
         Act.objects.filter(nreg_key__in=stale).delete()
-        searchindex.invalidate(target.collection)
-        termindex.invalidate(target.terms_collection)
+    return bool(stale)
 
 
 def _chunked(articles: Iterable[Article], target: _Target, tally: _Tally) -> Iterator[list[Chunk]]:
@@ -132,7 +142,6 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
             target.store.put(key, c.text)  # the text first: a point never refers to a missing snippet
             points.append(chunk_point(c, key, vector, with_heading=target.with_heading))
     index.upsert(target.client, target.collection, points)
-    searchindex.invalidate(target.collection)
     report.upserted += len(points)
     report.batches += 1
 
@@ -143,7 +152,6 @@ def _write_terms(target: _Target, batch: list[list[Chunk]], report: IngestReport
     terms = [p for chunks in batch for p in term_points(chunks)]
     if terms:
         index.upsert_terms(target.client, target.terms_collection, terms)
-        termindex.invalidate(target.terms_collection)
         report.terms += len(terms)
 
 
@@ -184,7 +192,7 @@ def laws_ingest(
     # The catalog's nregs for corpus ids; an ingest told to leave the catalog alone reads none of it either.
     canonical = act_corpus_ids() if update_catalog else {}
     names = act_names() if update_catalog else {}
-    _forget_corpus_ids(target, canonical)
+    forgot = _forget_corpus_ids(target, canonical)
     articles = read_articles(path, acts=acts, limit=limit, canonical=canonical, names=names)
     for batch in _article_batches(_chunked(articles, target, tally), batch_size or settings.EMBED_BATCH_SIZE):
         _ingest_batch(target, batch, report)
@@ -195,6 +203,7 @@ def laws_ingest(
             break
     if progress:
         report.seconds = progress.finish(note=f"chunks={report.chunks} new={report.upserted}")
+    _refresh_shards(target, chunks_changed=forgot or report.upserted > 0, terms_changed=forgot or report.terms > 0)
     if report.articles == 0:
         raise IngestError(f"no articles read from {path}" + (f" for acts {sorted(acts)}" if acts else ""))
     if update_catalog:

@@ -1,5 +1,5 @@
-"""U4 retrieval over the session's test slice (real model, real local Qdrant): the in-process search index
-answers as Qdrant's own search does, chunks are fused per article, and eval_retrieval scores U1–U4."""
+"""U4 retrieval over the session's test slice (real model, real local Qdrant): the embedded engine's shards answer
+as qdrant-client's local mode does, chunks are fused per article, and eval_retrieval scores U1–U4."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ QUERIES = ["Чи обов'язково укладати трудовий дог�
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_the_in_process_index_ranks_as_qdrant_does(lldbi_index: dict[str, int], query: str) -> None:
-    memory, qdrant = QdrantSearchPort(backend="memory"), QdrantSearchPort(backend="qdrant")
+def test_the_embedded_engine_ranks_as_qdrant_does(lldbi_index: dict[str, int], query: str) -> None:
+    shard, qdrant = QdrantSearchPort(backend="edge"), QdrantSearchPort(backend="qdrant")
     for method in ("lexical", "heading", "dense"):
-        got = getattr(memory, method)(query, [], 10)
+        got = getattr(shard, method)(query, [], 10)
         want = getattr(qdrant, method)(query, [], 10)
         assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=2e-3), method
         # equal scores (two codes with the same heading) may come in either order; the rest must match
@@ -35,14 +35,14 @@ def test_the_in_process_index_ranks_as_qdrant_does(lldbi_index: dict[str, int], 
 
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:
     # given the heading of КЗпП ст. 24, whose words also fill many other labour articles
-    for backend in ("memory", "qdrant"):
+    for backend in ("qdrant", "edge"):
         hits = QdrantSearchPort(backend=backend).heading("Укладення трудового договору", [], 5)
         assert (hits[0][0]["act_nreg"], hits[0][0]["article"]) == ("322-08", "24"), backend
         assert all(p["ordinal"] == 0 for p, _ in hits)  # one heading per article
 
 
 def test_an_act_filter_keeps_to_the_act_in_both_backends(lldbi_index: dict[str, int]) -> None:
-    for backend in ("memory", "qdrant"):
+    for backend in ("qdrant", "edge"):
         port = QdrantSearchPort(backend=backend)
         for hits in (port.lexical("відпустка", ["504/96-вр"], 10), port.dense("відпустка", ["504/96-вр"], 10)):
             assert hits
@@ -50,7 +50,7 @@ def test_an_act_filter_keeps_to_the_act_in_both_backends(lldbi_index: dict[str, 
 
 
 def test_the_exact_path_fetches_a_named_article_in_both_backends(lldbi_index: dict[str, int]) -> None:
-    for backend in ("memory", "qdrant"):
+    for backend in ("qdrant", "edge"):
         chunks = QdrantSearchPort(backend=backend).article(["322-08"], "36")
         assert chunks and {(p["act_nreg"], p["article"]) for p in chunks} == {("322-08", "36")}
 
@@ -60,7 +60,7 @@ def test_an_article_named_without_its_act_comes_first_from_the_acts_the_question
     # at 51k thousands of acts have an article 4 and only EXACT_ARTICLE_MAX_CHUNKS are kept: with room for two,
     # "процесуального кодексу" must keep two procedural codes, not Закон «Про відпустки» ст. 4 (first in the index)
     settings.EXACT_ARTICLE_MAX_CHUNKS = 2
-    for backend in ("memory", "qdrant"):
+    for backend in ("qdrant", "edge"):
         port = QdrantSearchPort(backend=backend)
         plain = {p["act_nreg"] for p in port.article([], "4")}
         described = port.article([], "4", hint="стаття 4 процесуального кодексу")
@@ -70,7 +70,7 @@ def test_an_article_named_without_its_act_comes_first_from_the_acts_the_question
 
 def test_the_definition_path_finds_the_article_defining_the_term_in_both_backends(
         lldbi_index: dict[str, int]) -> None:
-    for backend in ("memory", "qdrant"):
+    for backend in ("qdrant", "edge"):
         port = QdrantSearchPort(backend=backend)
         found = port.definitions("дізнавачі", [], 5)  # another form of the term КПК ст. 3 defines
         assert found, backend

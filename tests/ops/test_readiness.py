@@ -131,10 +131,12 @@ def test_a_qdrant_server_that_never_answers_is_down_within_its_timeout(settings:
 
 
 @pytest.mark.django_db
-def test_the_local_store_is_read_without_being_opened(lldbi_index: Any, release_qdrant: None) -> None:
-    # given an ingested local store that this process has closed (a worker would hold it)
+def test_the_local_store_is_read_without_being_opened(lldbi_index: Any, release_qdrant: None,
+                                                      settings: Any) -> None:
+    # given an ingested local store searched by qdrant-client's local mode, closed in this process
     from knowledge import index
 
+    settings.LLDBI_SEARCH = "qdrant"
     assert index.held_client() is None
     # when
     status, body = readyz()
@@ -147,11 +149,27 @@ def test_the_local_store_is_read_without_being_opened(lldbi_index: Any, release_
 
 @pytest.mark.django_db
 def test_a_collection_not_built_yet_is_a_warning_not_a_failure(settings: Any, tmp_path: Path) -> None:
-    settings.QDRANT_PATH = tmp_path / "qdrant-empty"
+    settings.QDRANT_PATH, settings.LLDBI_SEARCH = tmp_path / "qdrant-empty", "qdrant"
     status, body = readyz()
     assert status == 200
     assert body["checks"]["search"] == {"state": "warn",
                                         "reason": "local store empty: nothing ingested yet (ingest_laws)"}
+
+
+@pytest.mark.django_db
+def test_the_search_shard_is_checked_by_its_manifest(lldbi_index: Any, settings: Any, tmp_path: Path) -> None:
+    # given the shards the embedded engine searches (the default without QDRANT_URL)
+    from knowledge import edge, index
+
+    edge.build_shard(index.get_client(), settings.LLDBI_COLLECTION, index.CHUNK_KEYWORD_FIELDS)
+    status, body = readyz()
+    assert status == 200 and body["checks"]["search"]["state"] == "ok"
+    assert body["checks"]["search"]["reason"].startswith("search shard of lldbi_chunks present (")
+    # when there is none (a fresh state directory): a warning that says what builds one
+    settings.LLDBI_SHARDS_DIR = tmp_path / "no-shards"
+    status, body = readyz()
+    assert status == 200 and body["checks"]["search"] == {
+        "state": "warn", "reason": "no search shard of lldbi_chunks yet (ingest_laws or build_search_shards)"}
 
 
 # --- the snippet storage on S3 ---------------------------------------------------------------------------------

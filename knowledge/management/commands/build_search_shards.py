@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from knowledge import edge, index
+
+
+class Command(BaseCommand):
+    help = ("Rebuild the Qdrant Edge search shards of the law and terms collections from the collections "
+            "(knowledge/edge.py). Run it after upgrading qdrant-edge-py, before the workers start: a shard of "
+            "another version is otherwise rebuilt by the first process that searches it.")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        client = index.get_client()
+        for name, fields in ((settings.LLDBI_COLLECTION, index.CHUNK_KEYWORD_FIELDS),
+                             (settings.LLDBI_TERMS_COLLECTION, index.TERM_KEYWORD_FIELDS)):
+            built = edge.build_shard(client, name, fields)
+            if built is None:
+                self.stdout.write(f"{name}: no such collection, nothing to build")
+            else:
+                self.stdout.write(f"{name}: {built} (qdrant-edge {edge.edge_version()})")

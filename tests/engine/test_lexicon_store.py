@@ -1,0 +1,58 @@
+"""The act lexicon kept in a file (engine/lexicon_store.py): a fresh process reads back what an earlier one built,
+and a change to the catalog builds a new one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine import ports
+from knowledge.models import Act
+
+
+def _fresh_process() -> None:
+    ports._lexicon_cache.clear()  # what a new process starts with
+
+
+def test_a_fresh_process_reads_the_lexicon_an_earlier_one_stored(db: Any, settings: Any, tmp_path: Path) -> None:
+    # given a catalog and a lexicon built from it by one process
+    settings.LEXICON_CACHE_DIR = tmp_path
+    Act.objects.create(nreg="322-08", nreg_key="322-08", title="Кодекс законів про працю України",
+                       abbreviations=["КЗпП"], indexed=True)
+    _fresh_process()
+    built = ports.load_lexicon()
+    stored = list(tmp_path.glob("lexicon-*.pickle"))
+    assert len(stored) == 1
+    # when another process loads it
+    _fresh_process()
+    again = ports.load_lexicon()
+    # then it reads the same lexicon back from the file
+    assert again == built and again.get("322-08") is not None and again.get("322-08") == built.get("322-08")
+    assert list(tmp_path.glob("lexicon-*.pickle")) == stored
+
+
+def test_a_catalog_change_builds_and_stores_a_new_lexicon(db: Any, settings: Any, tmp_path: Path) -> None:
+    settings.LEXICON_CACHE_DIR = tmp_path
+    Act.objects.create(nreg="322-08", nreg_key="322-08", title="Кодекс законів про працю України")
+    _fresh_process()
+    ports.load_lexicon()
+    before = list(tmp_path.glob("lexicon-*.pickle"))
+    # when the catalog gains an act
+    Act.objects.create(nreg="504/96-ВР", nreg_key="504/96-вр", title="Про відпустки")
+    _fresh_process()
+    lexicon = ports.load_lexicon()
+    # then the new act is in it, and only the new file is kept
+    assert lexicon.get("504/96-вр") is not None
+    after = list(tmp_path.glob("lexicon-*.pickle"))
+    assert len(after) == 1 and after != before
+
+
+def test_an_unreadable_file_is_rebuilt(db: Any, settings: Any, tmp_path: Path) -> None:
+    settings.LEXICON_CACHE_DIR = tmp_path
+    Act.objects.create(nreg="322-08", nreg_key="322-08", title="Кодекс законів про працю України")
+    _fresh_process()
+    ports.load_lexicon()
+    [stored] = tmp_path.glob("lexicon-*.pickle")
+    stored.write_bytes(b"not a pickle")
+    _fresh_process()
+    assert ports.load_lexicon().get("322-08") is not None
