@@ -47,14 +47,21 @@ def send(run_id: str, stage: str, attempt: int) -> None:
     current_app.send_task(spec(stage).task_name, args=[run_id, stage, attempt], queue=spec(stage).queue)
 
 
-def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
-    """Send and mark the outbox row sent; a broker error is logged and left for the reaper. True when sent."""
+def _sent_or_noted(run_id: str, stage: str, attempt: int) -> bool:
+    """Send; a broker error is logged and noted on the outbox row, left for the reaper. True when sent."""
     try:
         send(run_id, stage, attempt)
     except Exception as exc:  # the broker is down or refused: the row stays unsent, the reaper retries it
         logger.warning("stage not sent; the reaper will send it", extra={
             "run_id": run_id, "stage": stage, "attempt": attempt, "error": f"{type(exc).__name__}: {exc}"[:300]})
         _row(run_id, stage, attempt).update(last_error=f"{type(exc).__name__}: {exc}"[:300])
+        return False
+    return True
+
+
+def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
+    """Send and mark the outbox row sent; a broker error is logged and left for the reaper. True when sent."""
+    if not _sent_or_noted(run_id, stage, attempt):
         return False
     _row(run_id, stage, attempt).update(sent_at=timezone.now(), sends=F("sends") + 1,
                                                          last_error="")
@@ -97,14 +104,8 @@ def _write_idle_sent_marks() -> None:
 
 
 def _send_marking_later(run_id: str, stage: str, attempt: int, outbox_id: int) -> None:
-    try:
-        send(run_id, stage, attempt)
-    except Exception as exc:  # the broker is down or refused: the row stays unsent, the reaper retries it
-        logger.warning("stage not sent; the reaper will send it", extra={
-            "run_id": run_id, "stage": stage, "attempt": attempt, "error": f"{type(exc).__name__}: {exc}"[:300]})
-        _row(run_id, stage, attempt).update(last_error=f"{type(exc).__name__}: {exc}"[:300])
-        return
-    give_back_sent_marks([outbox_id])
+    if _sent_or_noted(run_id, stage, attempt):
+        give_back_sent_marks([outbox_id])
 
 
 def _row(run_id: str, stage: str, attempt: int) -> QuerySet[OutboxMessage]:

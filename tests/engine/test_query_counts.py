@@ -32,16 +32,7 @@ def test_one_stage_costs_a_fixed_number_of_round_trips(catalog: Any, specialist:
     the next stage's outbox row is marked sent by this process's next claim, not by a round trip of its own."""
     if connection.vendor != "postgresql":
         pytest.skip("the single-statement claim and persist are PostgreSQL's; other databases take the ORM path")
-    done = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
-    document = rerun_document(RunContext.objects.get(run=done).document, old_run_id=str(done.pk), stage="U8")
-    run = Run.objects.create(org=done.org, specialist=specialist, question=QUESTION, flags=dict(done.flags),
-                             limits=dict(done.limits), status=Run.Status.RUNNING)
-    RunContext.objects.create(run=run, document=document)
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CELERY_BROKER_URL = BROKER_URL
-    from lexery.celery import app
-
-    app.conf.broker_url = BROKER_URL
+    run, app = _running_at_u8(specialist, settings)
     try:
         with CaptureQueriesContext(connection) as queries:
             execute_stage(str(run.pk), "U8", 1)
@@ -78,16 +69,7 @@ def test_the_next_claim_takes_the_document_from_memory_only_at_the_version_it_pe
         catalog: Any, specialist: Specialist, settings: Any) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("the held document belongs to the PostgreSQL claim")
-    done = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
-    document = rerun_document(RunContext.objects.get(run=done).document, old_run_id=str(done.pk), stage="U8")
-    run = Run.objects.create(org=done.org, specialist=specialist, question=QUESTION, flags=dict(done.flags),
-                             limits=dict(done.limits), status=Run.Status.RUNNING)
-    RunContext.objects.create(run=run, document=document)
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    settings.CELERY_BROKER_URL = BROKER_URL
-    from lexery.celery import app
-
-    app.conf.broker_url = BROKER_URL
+    run, app = _running_at_u8(specialist, settings)
     try:
         execute_stage(str(run.pk), "U8", 1)
         stored = RunContext.objects.get(run=run)
@@ -107,3 +89,18 @@ def test_the_next_claim_takes_the_document_from_memory_only_at_the_version_it_pe
     assert claimed is not None
     assert claimed.snapshot.version == stored.version
     assert claimed.snapshot.document["superseded_by"] == "another writer"
+
+
+def _running_at_u8(specialist: Specialist, settings: Any) -> tuple[Run, Any]:
+    """A run of the question, done in-process, re-run from U8 on the real broker: (the new run, the Celery app)."""
+    done = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
+    document = rerun_document(RunContext.objects.get(run=done).document, old_run_id=str(done.pk), stage="U8")
+    run = Run.objects.create(org=done.org, specialist=specialist, question=QUESTION, flags=dict(done.flags),
+                             limits=dict(done.limits), status=Run.Status.RUNNING)
+    RunContext.objects.create(run=run, document=document)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = BROKER_URL
+    from lexery.celery import app
+
+    app.conf.broker_url = BROKER_URL
+    return run, app
