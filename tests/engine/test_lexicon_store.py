@@ -56,3 +56,24 @@ def test_an_unreadable_file_is_rebuilt(db: Any, settings: Any, tmp_path: Path) -
     stored.write_bytes(b"not a pickle")
     _fresh_process()
     assert ports.load_lexicon().get("322-08") is not None
+
+
+def test_a_fresh_process_gets_the_stems_citations_bind_act_names_by_with_the_lexicon(
+        db: Any, settings: Any, tmp_path: Path) -> None:
+    from legaltext import citations
+
+    settings.LEXICON_CACHE_DIR = tmp_path
+    title = "Про відпустки"
+    Act.objects.create(nreg="504/96-ВР", nreg_key="504/96-вр", title=title, indexed=True)
+    _fresh_process()
+    ports.load_lexicon()  # the first process stems the names and stores them beside the lexicon
+    expected = citations.name_stems([title])
+    # when a fresh process, which has stemmed nothing, loads the lexicon
+    citations._stems.clear()
+    _fresh_process()
+    ports.load_lexicon()
+    # then the names' stems are known before any citation is looked for, and they are the ones stemming gives
+    assert citations._stems.get(title) == expected[title] != ()
+    found = citations.find_citations("Закон «Про відпустки» ст. 6", {"Закон «Про відпустки»": "504/96-ВР"},
+                                     titles={title: "504/96-ВР"})
+    assert [(c.act_nreg, c.article) for c in found] == [("504/96-ВР", "6")]
