@@ -31,6 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.stats import percentile  # noqa: E402 (importable once the project is on the path)
+
 DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/lexery_bench")
 BROKER = os.environ.get("BENCH_API_BROKER_URL", "redis://127.0.0.1:6379/12")
 ENV = {"DATABASE_URL": DB, "CELERY_BROKER_URL": BROKER, "CELERY_TASK_ALWAYS_EAGER": "false", "DEBUG": "false",
@@ -39,11 +41,6 @@ ENV = {"DATABASE_URL": DB, "CELERY_BROKER_URL": BROKER, "CELERY_TASK_ALWAYS_EAGE
 os.environ.update(ENV)
 QUESTION = "Скільки календарних днів триває щорічна основна відпустка?"
 Call = Callable[[http.client.HTTPConnection], list[tuple[str, float]]]
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
 
 
 def prepare() -> str:
@@ -141,8 +138,9 @@ def load(port: int, call: Call, seconds: float, clients: int) -> dict[str, list[
 
 
 def summary(latencies: dict[str, list[float]], seconds: float) -> dict[str, dict[str, float]]:
-    return {kind: {"requests": len(v), "rps": len(v) / seconds, "p50_ms": pct(v, 0.5) * 1e3,
-                   "p95_ms": pct(v, 0.95) * 1e3, "p99_ms": pct(v, 0.99) * 1e3} for kind, v in latencies.items()}
+    return {kind: {"requests": len(v), "rps": len(v) / seconds, "p50_ms": percentile(v, 0.5) * 1e3,
+                   "p95_ms": percentile(v, 0.95) * 1e3, "p99_ms": percentile(v, 0.99) * 1e3}
+            for kind, v in latencies.items()}
 
 
 def flush_broker() -> None:

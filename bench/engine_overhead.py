@@ -27,11 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.engine_env import BROKER, QUESTION, ROOT  # sets the bench database and broker before Django loads
+from bench.stats import percentile
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+def _p50_p95(values: list[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values), 1), "p95": round(percentile(values, 0.95), 1)}
 
 
 def prepare() -> None:
@@ -146,9 +146,7 @@ def main() -> int:
         worker.wait(timeout=30)
     report = {
         "runs": args.runs, "pool": args.pool, "load_avg_1m": round(os.getloadavg()[0], 2),
-        "engine_wall_ms": {"p50": round(statistics.median(walls), 1), "p95": round(pct(walls, 0.95), 1)},
-        "engine_overhead_ms": {"p50": round(statistics.median(overheads), 1), "p95": round(pct(overheads, 0.95), 1)},
-        "bare_chain_ms": {"p50": round(statistics.median(bare), 1), "p95": round(pct(bare, 0.95), 1)},
+        "engine_wall_ms": _p50_p95(walls), "engine_overhead_ms": _p50_p95(overheads), "bare_chain_ms": _p50_p95(bare),
     }
     report["ratio_p50"] = round(report["engine_overhead_ms"]["p50"] / report["bare_chain_ms"]["p50"], 2)
     if args.json:

@@ -24,12 +24,10 @@ if TYPE_CHECKING:
     from pipeline.contracts import SearchPlan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.stats import percentile
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lexery.settings")
 
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _args() -> argparse.Namespace:

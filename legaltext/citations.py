@@ -36,6 +36,7 @@ _THIS_ACT = re.compile(r"(?:цього|ціє[їй]|зазначеного|вк�
 _ABBREV = re.compile(r"[А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7}(?![\w'’ʼ])")
 _PREV_ABBREV = re.compile(r"(?<![\w'’ʼ])([А-ЯІЇЄҐA-Z][А-ЯІЇЄҐA-Zа-яіїєґa-z]{1,7})\s*$")
 _WORD = re.compile(r"[\w'’ʼ-]+")
+_QUOTED_LAW = re.compile(r"Закон «(.+)»")  # a law's label: its title in quotes
 MAX_NAME_WORDS = 9
 WINDOW = 200  # characters looked at on either side of an article mention
 
@@ -101,7 +102,7 @@ def name_stems(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """The stems ``find_citations`` matches each act name by (a title, or a label's quoted title)."""
     out: dict[str, tuple[str, ...]] = {}
     for name in names:
-        quoted = re.fullmatch(r"Закон «(.+)»", name.strip())
+        quoted = _QUOTED_LAW.fullmatch(name.strip())
         for form in (name, quoted.group(1)) if quoted else (name,):
             out[form] = _title_stems(form)
     return out
@@ -124,7 +125,7 @@ def _names(labels: tuple[tuple[str, str], ...], titles: tuple[tuple[str, str], .
     labels = tuple((label.strip(), nreg) for label, nreg in labels if label.strip())  # untitled acts have none
     for label, nreg in labels:
         canonical.setdefault(nreg, label)
-        match = re.fullmatch(r"Закон «(.+)»", label)
+        match = _QUOTED_LAW.fullmatch(label)
         if match:
             quoted.setdefault(match.group(1).lower(), nreg)
             forms.setdefault(_title_stems(match.group(1)), nreg)
