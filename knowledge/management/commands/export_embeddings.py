@@ -8,7 +8,7 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.embed_cache import cache_file, write_cache
+from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, write_cache
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import dense_text, read_articles
 from knowledge.progress import Progress
@@ -17,12 +17,15 @@ from knowledge.selectors import act_corpus_ids, act_names
 
 class Command(BaseCommand):
     help = ("Embed a corpus's dense texts with EMBEDDING_MODEL and write them as an embedding cache "
-            "(DIR/embeddings.<model>.npz) that ingest_laws looks vectors up in (EMBEDDING_CACHE_DIRS).")
+            "(DIR/embeddings.<model>.npz) that ingest_laws looks vectors up in (EMBEDDING_CACHE_DIRS). Texts a "
+            "cache of EMBEDDING_CACHE_DIRS already holds are taken from it (a vector is a pure function of model "
+            "and text), so a re-export after a few titles changed embeds those articles only; --no-cache embeds all.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path, help="corpus JSONL (core format), e.g. the demo corpus")
         parser.add_argument("--out", type=Path, required=True, help="directory of the cache file")
         parser.add_argument("--batch-size", type=int, default=32)
+        parser.add_argument("--no-cache", action="store_true", help="embed every text, reuse no cached vector")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if not opts["path"].exists():
@@ -33,13 +36,18 @@ class Command(BaseCommand):
         # the texts ingest_laws will embed: the same titles from the catalog (load it first, as for ingest)
         texts = [dense_text(a, settings.DENSE_HEAD_CHARS)
                  for a in read_articles(opts["path"], canonical=act_corpus_ids(), names=act_names())]
+        # read before the target is rewritten: --out is usually one of the cache dirs itself
+        cache = None if opts["no_cache"] else VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS)
         progress = Progress("export_embeddings", total=len(texts), stream=sys.stderr)
-        vectors = []
+        vectors, reused = [], 0
         for i in range(0, len(texts), opts["batch_size"]):
             batch = texts[i:i + opts["batch_size"]]
-            vectors.append(embedder.embed(batch))
+            got, hits = embed_with_cache(embedder, batch, cache)
+            vectors.append(got)
+            reused += hits
             progress.advance(len(batch))
         progress.finish()
         target = cache_file(opts["out"], embedder.name)
         write_cache(target, embedder.name, texts, np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim)))
-        self.stdout.write(f"wrote {len(texts)} vectors of {embedder.name} to {target}")
+        self.stdout.write(f"wrote {len(texts)} vectors of {embedder.name} to {target} "
+                          f"({reused} from a cache, {len(texts) - reused} embedded)")
