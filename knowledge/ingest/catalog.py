@@ -128,6 +128,22 @@ def _apply_aliases(load: _Load, path: Path) -> None:
         load.applied += 1
 
 
+def _apply_titles(load: _Load, path: Path) -> None:
+    """Official titles for catalog acts that have none (``act_titles.jsonl``: checked against the act's official
+    text, each with its source). They fill a gap only: a title the catalog has is never replaced, and no act is
+    invented."""
+    for rec in _records(path):
+        title = str(rec.get("title") or "").strip()
+        if not title:
+            raise IngestError(f"{path}: the title record of {rec['nreg']} has no title")
+        if not load.knows(str(rec["nreg"]).lower()):
+            continue
+        act = load.act(rec["nreg"])
+        if not act.title:
+            act.title = title
+        load.applied += 1
+
+
 def _apply_crossrefs(load: _Load, path: Path) -> None:
     # A crossref never gives an act the name of another act ("Цивільного кодексу України" in a 1990 text means the
     # old code; today it names 435-15): names that are already another act's title are dropped.
@@ -152,14 +168,18 @@ def _apply_crossrefs(load: _Load, path: Path) -> None:
         load.applied += 1
 
 
-def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs_path: Path | None = None) -> int:
-    """Load the DocList catalog into the Act table (acts, abbreviations and aliases, then the usable crossrefs);
-    keeps ``indexed`` as is. Returns the number of records applied."""
+def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs_path: Path | None = None,
+                 titles_path: Path | None = None) -> int:
+    """Load the DocList catalog into the Act table (acts, abbreviations and aliases, the official titles the
+    catalog lacks, then the usable crossrefs, which may fill a title only where none is known); keeps ``indexed``
+    as is. Returns the number of records applied."""
     load = _Load({a.nreg_key: a for a in Act.objects.all()})
     if acts_path is not None:
         _apply_acts(load, acts_path)
     if aliases_path is not None:
         _apply_aliases(load, aliases_path)
+    if titles_path is not None:
+        _apply_titles(load, titles_path)
     if crossrefs_path is not None:
         _apply_crossrefs(load, crossrefs_path)
     load.save()

@@ -22,6 +22,9 @@ from knowledge.ingest.laws import IngestReport, laws_ingest
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
 CATALOG_FILES = {"acts": "acts_catalog.jsonl", "aliases": "act_aliases.jsonl", "crossrefs": "act_name_crossrefs.jsonl"}
 CORE_ARTICLES = "core_articles.jsonl"
+# The official titles of catalog acts whose title is missing (four of the 45 core acts among them: without it an
+# answer cites «Акт 2136-20 ст. 5»). Ours, not the shared data's: optional in a folder, always shipped here.
+TITLES_FILE = "act_titles.jsonl"
 
 
 @dataclass
@@ -66,7 +69,8 @@ def knowledge_load(*, folder: Path = CORPUS_DIR, acts: set[str] | None = None, l
     started = time.monotonic()
     paths = catalog_paths(folder)  # both checked before anything is written
     corpus = corpus_path(folder)
-    n = catalog_load(acts_path=paths["acts"], aliases_path=paths["aliases"], crossrefs_path=paths["crossrefs"])
+    n = catalog_load(acts_path=paths["acts"], aliases_path=paths["aliases"], crossrefs_path=paths["crossrefs"],
+                     titles_path=find_jsonl(folder, TITLES_FILE))
     catalog_seconds = time.monotonic() - started
     say(f"catalog: {n} records loaded in {catalog_seconds:.1f}s")
     say(dense_cache_note(folder))

@@ -90,3 +90,40 @@ def test_bad_catalog_input_gets_a_sentence(db: Any, tmp_path: Path) -> None:
     bad.write_text('{"title": "без номера"}\n')
     with pytest.raises(IngestError, match="needs an nreg"):
         catalog_load(acts_path=bad, aliases_path=None)
+
+
+def test_official_titles_fill_only_missing_titles_and_beat_a_mined_one(db: Any, catalog_dir: Path) -> None:
+    # given: our titles file names an untitled act, a titled one, an act the catalog does not have, and an act whose
+    # title a crossref would otherwise fill
+    jsonl(catalog_dir / "act_titles.jsonl", [
+        {"nreg": "2811-20", "title": "Про авторське право і суміжні права"},
+        {"nreg": "435-15", "title": "Інша назва"},
+        {"nreg": "9999-99", "title": "Про акт поза каталогом"},
+        {"nreg": "1023-12", "title": "Про захист прав споживачів (перевірена назва)"},
+    ])
+    # when
+    call_command("ingest_catalog", "--dir", str(catalog_dir), stdout=None)
+    # then
+    acts = {a.nreg: a.title for a in Act.objects.all()}
+    assert acts["2811-20"] == "Про авторське право і суміжні права"
+    assert acts["435-15"] == "Цивільний кодекс України"  # the catalog's own title stays
+    assert "9999-99" not in acts  # a titles file never invents an act
+    assert acts["1023-12"] == "Про захист прав споживачів (перевірена назва)"  # checked before mined
+    assert [c.nreg for c in doclist_resolve(query="Закон про авторське право і суміжні права").candidates[:1]] == [
+        "2811-20"]
+
+
+def test_a_title_record_without_a_title_is_refused(db: Any, tmp_path: Path) -> None:
+    acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "2136-20", "title": None}])
+    titles = jsonl(tmp_path / "act_titles.jsonl", [{"nreg": "2136-20", "title": " "}])
+    with pytest.raises(IngestError, match="2136-20 has no title"):
+        catalog_load(acts_path=acts, aliases_path=None, titles_path=titles)
+    assert not Act.objects.exists()  # nothing half-written
+
+
+def test_the_shipped_titles_name_the_untitled_core_acts(db: Any) -> None:
+    from knowledge.ingest.shipped import CORPUS_DIR, TITLES_FILE
+
+    rows = [json.loads(line) for line in (CORPUS_DIR / TITLES_FILE).read_text(encoding="utf-8").splitlines()]
+    assert {r["nreg"] for r in rows} >= {"2136-20", "2866-15", "3166-17", "5207-17"}
+    assert all(r["title"].startswith("Про ") and r["source"].endswith(r["nreg"]) for r in rows)

@@ -69,20 +69,16 @@ def test_make_knowledge_loads_the_catalog_then_a_slice_of_the_corpus_and_resumes
 
 
 def _the_shipped_vectors_match_the_shipped_corpus() -> None:
-    """The dense texts ingest builds (with the catalog loaded) are all found in the shipped cache, across every act:
-    a change to the dense text or to the catalog's titles without a regenerated cache fails here, not as a
+    """Every dense text ingest builds (with the catalog loaded) is in the shipped cache, so `make knowledge` embeds
+    nothing: a change to the dense text or to the catalog's titles without a regenerated cache fails here, not as a
     20-minute embedding on a user's machine."""
     cache = VectorCache(settings.EMBEDDING_MODEL, [CORPUS_DIR])
-    assert len(cache) > 8000
     articles = list(read_articles(CORPUS_DIR / f"{CORE_ARTICLES}.gz", canonical=act_corpus_ids(), names=act_names()))
-    repeated = {(a.act_nreg, a.article) for a in articles if a.occurrence > 1}  # left to the model (17)
-    unique = [a for a in articles if (a.act_nreg, a.article) not in repeated]
-    first_of_act = {a.act_nreg: a for a in reversed(unique)}
-    sample = [*first_of_act.values(), *unique[::97]]
-    assert len(first_of_act) == 45
-    missing = [f"{a.act_nreg} {a.article}" for a in sample
+    assert len(cache) == len(articles) == 8101
+    missing = [f"{a.act_nreg} {a.article}" for a in articles
                if cache.get(dense_text(a, settings.DENSE_HEAD_CHARS)) is None]
     assert not missing, missing
+    assert any(a.act_title == "Про організацію трудових відносин в умовах воєнного стану" for a in articles)
 
 
 def test_a_folder_missing_a_catalog_file_is_refused_before_anything_is_written(db: Any, tmp_path: Path) -> None:
