@@ -191,12 +191,17 @@ def _entries() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
     return tuple(sorted(out, key=lambda e: -len(e[0])))
 
 
-def expansions(lemmas: list[str]) -> list[str]:
-    """The statutory lemmas that the question's lay phrases stand for, not already among its own lemmas."""
-    own = set(lemmas)
-    added: dict[str, None] = {}
+def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
+    """The statutory phrases (lemmas in order) that the question's lay phrases stand for."""
+    found: dict[tuple[str, ...], None] = {}
     for key, legal in _entries():
         n = len(key)
         if any(tuple(lemmas[i:i + n]) == key for i in range(len(lemmas) - n + 1)):
-            added.update((t, None) for t in legal if t not in own)
-    return list(added)
+            found[legal] = None
+    return list(found)
+
+
+def expansions(lemmas: list[str]) -> list[str]:
+    """The statutory lemmas that the question's lay phrases stand for, not already among its own lemmas."""
+    own = set(lemmas)
+    return list(dict.fromkeys(t for phrase in expansion_phrases(lemmas) for t in phrase if t not in own))

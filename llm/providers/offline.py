@@ -15,7 +15,7 @@ from html import unescape
 
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
-from legaltext.lay_terms import expansions
+from legaltext.lay_terms import expansion_phrases
 from legaltext.text import content_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -100,8 +100,12 @@ class _Scorer:
 
     def __init__(self, question: str, sentences: list[str]) -> None:
         own = content_lemmas(question)
-        # the statute's words for a lay phrase are what the user asked about: full weight when choosing sentences
-        self.weights = {_unit(t): 1.0 for t in [*own, *expansions(own)]}
+        self.own = {_unit(t) for t in own}
+        # The statute's phrase for a lay phrase is what the user asked about: full weight when choosing sentences,
+        # but only whole — «тимчасово вилучене майно» shares a word with «тимчасова непрацездатність», not a meaning.
+        self.phrases = [p for p in {tuple(_unit(t) for t in ph if _unit(t) not in self.own)
+                                    for ph in expansion_phrases(own)} if p]
+        self.weights = {t: 1.0 for t in [*self.own, *(t for p in self.phrases for t in p)]}
         self.figure = bool(set(own) & _FIGURE_WORDS) or question.lower().startswith("скільки")
         self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
         n = len(sentences) or 1
@@ -109,7 +113,11 @@ class _Scorer:
         self.idf = {t: math.log(1 + n / (1 + df[t])) for t in self.weights}
 
     def score(self, i: int, sentence: str) -> float:
-        matched = self.lemmas[i] & self.weights.keys()
+        held = self.lemmas[i]
+        matched = held & self.own
+        for phrase in self.phrases:
+            if held.issuperset(phrase):
+                matched |= set(phrase)
         value = sum(self.weights[t] * self.idf[t] for t in matched)
         if value and self.figure and _FIGURE.search(sentence):
             value += FIGURE_BONUS * max(self.idf.values(), default=0.0)

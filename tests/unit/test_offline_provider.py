@@ -119,3 +119,17 @@ def test_a_definition_question_is_answered_with_the_item_that_defines_the_term()
     lead = answer.split("\n")[0]
     assert lead == "Коротко: 2) деалкоголізація - процес видалення етилового спирту з вина (Закон «Про акциз» ст. 1)."
     assert "— Визначення термінів (" not in answer  # the article's heading is a title, not a statement to quote
+
+
+def test_a_lay_phrase_counts_only_where_the_statutes_whole_phrase_stands() -> None:
+    # given «на лікарняному», which the statute calls «тимчасова непрацездатність», and sentences holding the whole
+    # phrase, one word of it, or nothing of it
+    from llm.providers.offline import _Scorer
+
+    sentences = ["Не допускається звільнення працівника в період його тимчасової непрацездатності.",
+                 "Особа зобов'язана передати тимчасово вилучене майно слідчому.",
+                 "Слідчий складає протокол затримання."]
+    scorer = _Scorer("Чи можуть мене звільнити, поки я на лікарняному?", sentences)
+    whole, one_word, nothing = (scorer.score(i, s) for i, s in enumerate(sentences))
+    # then only the whole phrase counts: «тимчасово вилучене майно» shares a word, not a meaning
+    assert whole > 0 and one_word == 0 and nothing == 0
