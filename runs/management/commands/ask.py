@@ -18,6 +18,10 @@ from tenancy.models import Org, Specialist
 
 class Command(BaseCommand):
     help = "Ask a question end to end in the configured mode; print the answer, citations, timeline and cost."
+    # Django's system checks import every URL module and view (the console, the API, drf-spectacular's views) to
+    # check them: a tenth of a second or more of a fresh ``ask`` that uses none of them. ``manage.py check``, the
+    # test suite and every web process still run them.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("question")
