@@ -39,12 +39,13 @@ def _args() -> argparse.Namespace:
 
 
 def answer_part(stdout: str) -> str:
-    """What must not change between builds: the answer and its citations (the run id, the stage timeline and its
-    milliseconds do)."""
+    """What must not change between builds: the status, support level, answer and citations (the run id, the
+    stage timeline and its milliseconds do)."""
     lines = stdout.splitlines()
-    body = lines[2:]  # after "Питання: …" and "Run <id>: …"
-    end = body.index("Stage timeline:") if "Stage timeline:" in body else len(body)
-    return "\n".join(lines[:1] + body[:end]).strip()
+    end = lines.index("Stage timeline:") if "Stage timeline:" in lines else len(lines)
+    if len(lines) > 1 and lines[1].startswith("Run "):
+        lines[1] = "Run:" + lines[1].partition(":")[2]  # "Run <id>: done (support: partial)" without the id
+    return "\n".join(lines[:end]).strip()
 
 
 def ask_once(python: str, manage: Path, question: str) -> tuple[float, float, int, str]:
