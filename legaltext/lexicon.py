@@ -79,8 +79,17 @@ class ActLexicon:
     def get(self, nreg: str) -> LexiconEntry | None:
         return self.by_nreg.get(nreg.lower())
 
-    def label_index(self) -> dict[str, LexiconEntry]:
-        """Every printable label (abbreviations and «Закон «…»» labels) → entry, for citation parsing."""
+    def label_index(self) -> Mapping[str, LexiconEntry]:
+        """Every printable label (abbreviations and «Закон «…»» labels) → entry, for citation parsing. Built once
+        per lexicon and shared (U10, U11 and U12 each ask: 8,168 labels, ~25 ms a time in a fresh ``ask``), so
+        read-only; a stored lexicon carries it."""
+        cached: Mapping[str, LexiconEntry] | None = self.__dict__.get("_label_index")
+        if cached is None:
+            cached = self._build_label_index()
+            object.__setattr__(self, "_label_index", cached)  # a memo beside the fields: not compared, not a field
+        return cached
+
+    def _build_label_index(self) -> dict[str, LexiconEntry]:
         out: dict[str, LexiconEntry] = {}
         # An indexed act owns a label it shares with a repealed namesake (Закон «Про державну службу»: 889-19,
         # not the 1993 law 3723-12 that the knowledge base does not hold).

@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 
+# Registers the API-key scheme with drf-spectacular: imported here, where the schema is built, not at start-up.
+import tenancy.schema  # noqa: F401
+
 
 def component_name(qualname: str) -> str:
     parts = [p.removesuffix("Serializer").removesuffix("Api") for p in qualname.split(".")]

@@ -1,5 +1,5 @@
 """The API-key scheme in the OpenAPI schema: drf-spectacular finds this extension by the authentication class's
-dotted path once the module is imported (``TenancyConfig.ready``)."""
+dotted path once the module is imported — by ``runs/schema.py``, the schema class every API view generates with."""
 
 from __future__ import annotations
 

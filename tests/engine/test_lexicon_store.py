@@ -77,3 +77,22 @@ def test_a_fresh_process_gets_the_stems_citations_bind_act_names_by_with_the_lex
     found = citations.find_citations("Закон «Про відпустки» ст. 6", {"Закон «Про відпустки»": "504/96-ВР"},
                                      titles={title: "504/96-ВР"})
     assert [(c.act_nreg, c.article) for c in found] == [("504/96-ВР", "6")]
+
+
+def test_the_stored_lexicon_carries_its_label_index(db: Any, settings: Any, tmp_path: Path) -> None:
+    # given a lexicon built and stored by one process
+    settings.LEXICON_CACHE_DIR = tmp_path
+    Act.objects.create(nreg="322-08", nreg_key="322-08", title="Кодекс законів про працю України",
+                       abbreviations=["КЗпП"], indexed=True)
+    Act.objects.create(nreg="504/96-ВР", nreg_key="504/96-вр", title="Про відпустки")
+    _fresh_process()
+    built = ports.load_lexicon().label_index()
+    # when another process reads it back
+    _fresh_process()
+    lexicon = ports.load_lexicon()
+    # then its label index came with it (no rebuild: the same object on every ask), equal to a fresh build
+    assert "_label_index" in vars(lexicon)
+    assert lexicon.label_index() is lexicon.label_index()
+    assert {k: e.nreg for k, e in lexicon.label_index().items()} == {k: e.nreg for k, e in built.items()}
+    assert lexicon.label_index() == lexicon._build_label_index()
+    assert {"КЗпП", "Закон «Про відпустки»"} <= set(lexicon.label_index())

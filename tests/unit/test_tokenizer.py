@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from llm import tokenizer
 from llm.tokenizer import count_tokens, encoding_name_for_model, get_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +102,47 @@ def test_counting_works_with_the_network_blocked_and_an_empty_cache(tmp_path: Pa
     assert (o200k, cl100k) == (count_tokens("Щорічна основна відпустка", "gpt-4o-mini"),
                                count_tokens("Щорічна основна відпустка", "gpt-4"))
     assert len(list((tmp_path / "tiktoken").iterdir())) == 2
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_a_later_build_reads_the_stored_parse_and_encodes_exactly_as_tiktoken(
+        encoding: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # given an empty state directory: the first build parses the bundled BPE file and stores the result
+    monkeypatch.setenv("LEXERY_VAR_DIR", str(tmp_path))
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)  # restored afterwards: the build points it at tmp_path
+    get_encoding.cache_clear()
+    get_encoding(encoding)
+    assert [p.name.split("-")[0] for p in (tmp_path / "tiktoken-parsed").iterdir()] == [encoding]
+    # when a later build (a new process: nothing cached in memory) can no longer parse a BPE file at all
+    get_encoding.cache_clear()
+    monkeypatch.setattr(tokenizer, "ENCODING_CONSTRUCTORS", {})
+    try:
+        stored = get_encoding(encoding)
+    finally:
+        get_encoding.cache_clear()  # the other tests build from the suite's own state directory again
+    # then it was built from the stored parse, and encodes every text as tiktoken's own encoding does
+    reference = tiktoken.get_encoding(encoding)
+    assert stored.max_token_value == reference.max_token_value
+    for text in [p.values[0] for p in TEXTS] + [" ".join(str(p.values[0]) for p in TEXTS) * 3]:
+        assert stored.encode(str(text), disallowed_special=()) == reference.encode(str(text), disallowed_special=())
+
+
+def test_an_unreadable_stored_parse_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # given a stored parse that is not one (a truncated write, a file from elsewhere)
+    monkeypatch.setenv("LEXERY_VAR_DIR", str(tmp_path))
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    get_encoding.cache_clear()
+    get_encoding("cl100k_base")
+    [stored] = (tmp_path / "tiktoken-parsed").iterdir()
+    for junk in (b"not a pickle", pickle.dumps({"name": "cl100k_base"})):
+        stored.write_bytes(junk)
+        get_encoding.cache_clear()
+        try:
+            # when the encoding is built again
+            rebuilt = get_encoding("cl100k_base")
+        finally:
+            get_encoding.cache_clear()
+        # then it was parsed from the bundled file again, and the parse stored in place of the junk
+        assert rebuilt.encode(UKRAINIAN) == tiktoken.get_encoding("cl100k_base").encode(UKRAINIAN)
+        assert pickle.loads(stored.read_bytes())["name"] == "cl100k_base"
+        assert len(pickle.loads(stored.read_bytes())["mergeable_ranks"]) > 100_000
