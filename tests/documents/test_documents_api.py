@@ -1,5 +1,6 @@
-"""User documents through the HTTP API: upload → stored, chunked, indexed (real embedder, local Qdrant) → a mixed
-question finds the document as evidence with provenance ``doc``; another org or user never sees it."""
+"""User documents through the HTTP API: upload → stored, chunked, indexed (real embedder; the document's own Qdrant
+Edge shard, or with ``LLDBI_SEARCH=qdrant`` the collection a Qdrant server keeps, here in qdrant-client's local mode)
+→ a mixed question finds the document as evidence with provenance ``doc``; another org or user never sees it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from rest_framework.test import APIClient
 
 from documents.models import UserDocument
 from documents.processing import chunk_key
-from knowledge.index import get_client
+from documents.retrieval import indexed_chunks
 from runs.models import RunContext
 from tenancy.auth import api_key_create
 from tests.conftest import post_run
@@ -142,9 +143,15 @@ def test_a_pdf_upload_is_indexed(api, specialist, django_capture_on_commit_callb
     assert body["status"] == "ready" and body["n_chars"] > 40, body
 
 
+# "qdrant": the QDRANT_URL path's code (documents/index.py: one collection, filtered by org and user)
+ENGINES = pytest.mark.parametrize("engine", ["edge", "qdrant"])
+
+
 @pytest.mark.django_db
+@ENGINES
 def test_a_mixed_question_answers_from_the_users_document_and_only_theirs(
-        api, specialist, catalog, django_capture_on_commit_callbacks):
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, engine):
+    settings.LLDBI_SEARCH = engine
     # given u1 of acme uploaded a contract
     capture = django_capture_on_commit_callbacks
     doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
@@ -190,15 +197,13 @@ def test_a_law_question_does_not_look_at_documents(api, specialist, catalog, dja
 
 
 @pytest.mark.django_db
+@ENGINES
 def test_deleting_a_document_removes_its_files_its_points_and_its_evidence(
-        api, specialist, catalog, django_capture_on_commit_callbacks):
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, engine):
+    settings.LLDBI_SEARCH = engine
     capture = django_capture_on_commit_callbacks
     doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
-    from django.conf import settings
-
-    from documents.index import count_for_document
-
-    assert count_for_document(get_client(), settings.DOCS_COLLECTION, document_id=doc["id"]) == 1
+    assert indexed_chunks(doc["id"]) == 1
 
     with capture(execute=True):
         response = api.delete(f"/api/v1/documents/{doc['id']}")
@@ -206,6 +211,6 @@ def test_deleting_a_document_removes_its_files_its_points_and_its_evidence(
     assert response.status_code == 204
     assert api.get(f"/api/v1/documents/{doc['id']}").status_code == 404
     assert stored_files() == []
-    assert count_for_document(get_client(), settings.DOCS_COLLECTION, document_id=doc["id"]) == 0
+    assert indexed_chunks(doc["id"]) == 0
     run = ask(api, capture, QUESTION, user_ref="u1")
     assert not [e for e in run["evidence"] if e["source"] == "doc"]
