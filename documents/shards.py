@@ -203,6 +203,11 @@ def _load(document_id: str) -> OpenDoc | None:
                    {int(t): int(n) for t, n in manifest["df"].items()}, str(manifest.get("embed_model", "")))
 
 
+def forget(document_id: str) -> None:
+    """Open the document's shard again on its next search, as a fresh process would (a test of an upgrade)."""
+    _opened.drop(str(document_id))
+
+
 def idf(n_points: int, df: int) -> float:
     """Qdrant's IDF modifier, ln(1 + (N - n + 0.5) / (n + 0.5)): the same weight a collection of these points gives."""
     return math.log(1 + (n_points - df + 0.5) / (df + 0.5))

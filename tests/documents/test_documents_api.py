@@ -4,16 +4,21 @@ Edge shard, or with ``LLDBI_SEARCH=qdrant`` the collection a Qdrant server keeps
 
 from __future__ import annotations
 
+import json
+from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from documents import shards
 from documents.models import UserDocument
 from documents.processing import chunk_key
 from documents.retrieval import indexed_chunks
+from knowledge.embeddings import default_embedder
 from runs.models import RunContext
 from tenancy.auth import api_key_create
 from tests.conftest import post_run
@@ -214,3 +219,22 @@ def test_deleting_a_document_removes_its_files_its_points_and_its_evidence(
     assert indexed_chunks(doc["id"]) == 0
     run = ask(api, capture, QUESTION, user_ref="u1")
     assert not [e for e in run["evidence"] if e["source"] == "doc"]
+
+
+@pytest.mark.django_db
+def test_after_an_engine_upgrade_a_documents_shard_is_skipped_until_build_search_shards_rebuilds_it(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
+    manifest = shards.shard_path(doc["id"]) / shards.MANIFEST
+    # as if another qdrant-edge version wrote it: the files may not be this version's format
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "edge_version": "0.0.1"}))
+    shards.forget(doc["id"])
+
+    before = ask(api, capture, QUESTION, user_ref="u1")
+    call_command("build_search_shards", stdout=StringIO())
+    after = ask(api, capture, QUESTION, user_ref="u1")
+
+    assert before["status"] == "done" and not [e for e in before["evidence"] if e["source"] == "doc"]
+    assert shards.is_current(doc["id"], embed_model=default_embedder().name)
+    assert [e["label"] for e in after["evidence"] if e["source"] == "doc"][:1] == ["doc:договір.txt#1"]
