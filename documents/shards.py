@@ -15,6 +15,7 @@ collection holding exactly those documents would give. The dense vectors are exa
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import math
@@ -221,15 +222,37 @@ def _weighted(sparse: Sparse, docs: Sequence[OpenDoc]) -> qe.SparseVector | None
     return qe.SparseVector(indices=[t for t, _ in pairs], values=[w for _, w in pairs]) if pairs else None
 
 
-def _best(found: list[qe.ScoredPoint], limit: int) -> list[qe.ScoredPoint]:
+Hit = tuple[float, str, int]  # score, point id, index of the document's shard in the search
+
+
+def _best(hits: list[Hit], limit: int) -> list[Hit]:
     """The best ``limit`` over every shard's list; equal scores in point-id order, the same in every process."""
-    return sorted(found, key=lambda p: (-p.score, str(p.id)))[:limit]
+    return sorted(hits, key=lambda h: (-h[0], h[1]))[:limit]
 
 
-def search(document_ids: Sequence[str], *, dense: list[float], sparse: Sparse, embed_model: str,
-           limit: int) -> Scored:
-    """The best chunks of these documents by reciprocal-rank fusion of dense and BM25, scored 0..1 (1: first in
-    both): each shard is asked for its best ``limit`` of each, and the lists are merged by score."""
+class _Best:
+    """The candidates of one list across shards that may still make its best ``limit``: a shard's points come best
+    first, so its list is read only while a point scores at least the ``limit``-th best so far (ties kept, ordered
+    later). Reading every point of every shard cost more than the searches (bench/docs_shards.py)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.hits: list[Hit] = []
+        self._scores: list[float] = []  # a min-heap of the best ``limit`` scores
+
+    def add(self, found: list[qe.ScoredPoint], n: int) -> None:
+        for p in found:
+            score = float(p.score)
+            if len(self._scores) >= self.limit:
+                if score < self._scores[0]:
+                    return
+                heapq.heappushpop(self._scores, score)
+            else:
+                heapq.heappush(self._scores, score)
+            self.hits.append((score, str(p.id), n))
+
+
+def _searchable(document_ids: Sequence[str], embed_model: str) -> list[OpenDoc]:
     docs = []
     for document_id in document_ids:
         doc = _opened.get(str(document_id))
@@ -240,17 +263,40 @@ def search(document_ids: Sequence[str], *, dense: list[float], sparse: Sparse, e
                 "document": document_id, "model": doc.embed_model})
             continue
         docs.append(doc)
+    return docs
+
+
+def _payloads(docs: Sequence[OpenDoc], ranked: Sequence[list[Hit]]) -> dict[str, dict[str, Any]]:
+    """The payloads of the points that made a list, fetched from their shards after the merge: converting every
+    candidate's payload cost more than the searches themselves (bench/docs_shards.py)."""
+    wanted: dict[int, set[str]] = {}
+    for hits in ranked:
+        for _, pid, n in hits:
+            wanted.setdefault(n, set()).add(pid)
+    return {str(r.id): dict(r.payload or {}) for n, ids in wanted.items()
+            for r in docs[n].engine.retrieve(sorted(ids), with_payload=True, with_vector=False)}
+
+
+def search(document_ids: Sequence[str], *, dense: list[float], sparse: Sparse, embed_model: str,
+           limit: int) -> Scored:
+    """The best chunks of these documents by reciprocal-rank fusion of dense and BM25, scored 0..1 (1: first in
+    both): each shard is asked for its best ``limit`` of each, and the lists are merged by score."""
+    docs = _searchable(document_ids, embed_model)
     if not docs or limit <= 0:
         return []
     weighted = _weighted(sparse, docs)
-    queries = [qe.QueryRequest(limit=limit, query=qe.Query.Nearest(dense, using=DENSE), with_payload=True,
-                               params=qe.SearchParams(exact=True))]
-    if weighted is not None:
-        queries.append(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(weighted, using=LEXICAL),
-                                       with_payload=True))
-    lists: list[list[qe.ScoredPoint]] = [[] for _ in queries]
-    for doc in docs:
-        for i, found in enumerate(doc.engine.query_batch(qe.QueryBatchRequest(queries))):
-            lists[i] += found
-    return fuse([[(str(p.id), dict(p.payload or {})) for p in _best(found, limit)] for found in lists], limit)
-
+    dense_query = qe.QueryRequest(limit=limit, query=qe.Query.Nearest(dense, using=DENSE), with_payload=False,
+                                  params=qe.SearchParams(exact=True))
+    dense_only = qe.QueryBatchRequest([dense_query])
+    both = qe.QueryBatchRequest([dense_query, qe.QueryRequest(
+        limit=limit, query=qe.Query.Nearest(weighted, using=LEXICAL), with_payload=False)]) if weighted else None
+    terms = set(weighted.indices) if weighted else set()
+    lists = (_Best(limit), _Best(limit))
+    for n, doc in enumerate(docs):
+        # a shard holding none of the question's terms has no BM25 hit: only its dense list is asked for
+        batch = both if both is not None and not terms.isdisjoint(doc.df) else dense_only
+        for found, best in zip(doc.engine.query_batch(batch), lists, strict=False):
+            best.add(found, n)
+    ranked = [_best(best.hits, limit) for best in lists]
+    payloads = _payloads(docs, ranked)
+    return fuse([[(pid, payloads[pid]) for _, pid, _ in hits] for hits in ranked], limit)
