@@ -133,3 +133,37 @@ def test_a_removed_shard_is_no_longer_searched_and_another_model_is_skipped(shar
     assert other_model == []
     assert not shards.is_current(kept, embed_model="another-model") and shards.is_current(kept,
                                                                                           embed_model=embedder.name)
+
+
+class _DeletedMidway:
+    """The real embedder, with the document's row deleted while its chunks are embedded (a user's DELETE landing
+    on the web process meanwhile): the delete task may run before the shard exists."""
+
+    def __init__(self, document_id: str) -> None:
+        self.document_id, self.real = document_id, default_embedder()
+        self.name, self.dim = self.real.name, self.real.dim
+
+    def embed(self, texts: list[str]) -> Any:
+        from documents.models import UserDocument
+
+        UserDocument.objects.filter(pk=self.document_id).delete()
+        return self.real.embed(texts)
+
+    def embed_query(self, texts: list[str]) -> Any:
+        return self.real.embed_query(texts)
+
+
+@pytest.mark.django_db
+def test_a_document_deleted_while_it_is_embedded_leaves_no_shard(shards_dir: Path, specialist: Any) -> None:
+    from documents.processing import document_extract, document_index
+    from documents.services import document_create
+
+    # on-commit work never runs in this test's transaction: extraction and indexing are called here, in order
+    document = document_create(org=specialist.org, user_ref="u1", filename="договір.txt", content_type="text/plain",
+                               data="\n".join(TEXTS[0]).encode())
+    document_extract(document_id=str(document.pk), on_indexing=lambda _: None)
+
+    result = document_index(document_id=str(document.pk), embedder=_DeletedMidway(str(document.pk)))
+
+    assert result is None and not shards.exists(str(document.pk))
+    assert list(shards_dir.iterdir()) == []  # nor a temporary or removed directory left behind
