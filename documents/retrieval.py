@@ -5,6 +5,7 @@ never comes back."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -17,17 +18,31 @@ from knowledge.edge import search_backend
 from knowledge.index import get_client
 from knowledge.lexical import Sparse
 
+logger = logging.getLogger(__name__)
+
 
 def on_shards() -> bool:
     """The documents live in per-document shards unless the search engine is Qdrant itself (LLDBI_SEARCH)."""
     return search_backend() == "edge"
 
 
+def _searched_documents(*, org_id: int, user_ref: str) -> dict[str, UserDocument]:
+    """The user's newest DOCS_SEARCH_MAX_DOCUMENTS ready documents: each is a shard to open and ask, so a search
+    costs in proportion (README "Users' documents in the embedded engine"); the rest is logged, not hidden."""
+    cap = settings.DOCS_SEARCH_MAX_DOCUMENTS
+    live = newest_ready_documents(org_id=org_id, user_ref=user_ref, limit=cap + 1)
+    if len(live) > cap:
+        logger.warning("the user has more ready documents than one search asks: the oldest are not searched",
+                       extra={"org": org_id, "searched": cap})
+        live = dict(list(live.items())[:cap])
+    return live
+
+
 def search_user_documents(*, org_id: int, user_ref: str, dense: list[float], sparse: Sparse, embed_model: str,
                           limit: int) -> list[tuple[dict[str, Any], float, UserDocument]]:
     """The user's best chunks, each with its document, by fusion of dense and BM25 (scored 0..1)."""
     if on_shards():
-        live = newest_ready_documents(org_id=org_id, user_ref=user_ref, limit=settings.DOCS_SEARCH_MAX_DOCUMENTS)
+        live = _searched_documents(org_id=org_id, user_ref=user_ref)
         found = shards.search(list(live), dense=dense, sparse=sparse, embed_model=embed_model, limit=limit)
     else:
         found = docs_index.search(get_client(), settings.DOCS_COLLECTION, org_id=org_id, user_ref=user_ref,

@@ -238,3 +238,17 @@ def test_after_an_engine_upgrade_a_documents_shard_is_skipped_until_build_search
     assert before["status"] == "done" and not [e for e in before["evidence"] if e["source"] == "doc"]
     assert shards.is_current(doc["id"], embed_model=default_embedder().name)
     assert [e["label"] for e in after["evidence"] if e["source"] == "doc"][:1] == ["doc:договір.txt#1"]
+
+
+@pytest.mark.django_db
+def test_a_search_asks_the_users_newest_documents_up_to_the_cap(
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, caplog):
+    capture = django_capture_on_commit_callbacks
+    upload(api, capture, "старий.txt", "\n".join(CONTRACT).encode(), "text/plain")
+    upload(api, capture, "новий.txt", "\n".join(CONTRACT).encode(), "text/plain")
+    settings.DOCS_SEARCH_MAX_DOCUMENTS = 1
+
+    run = ask(api, capture, QUESTION, user_ref="u1")
+
+    assert {e["label"].split("#")[0] for e in run["evidence"] if e["source"] == "doc"} == {"doc:новий.txt"}
+    assert "the oldest are not searched" in caplog.text
