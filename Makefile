@@ -70,11 +70,12 @@ test: lint typecheck schema
 	DATABASE_URL= $(BIN)/pytest -m "not e2e and not browser"
 
 # Embedded (no CELERY_BROKER_URL): the development server runs every stage in-process. Distributed: the Procfile
-# (gunicorn, a prefork stage worker, the one retrieval worker, beat for the reaper) under honcho; Ctrl-C stops all.
+# (gunicorn, a prefork stage worker, RETRIEVAL_WORKER_CONCURRENCY retrieval processes (default 2: the search shards
+# are read-only, so any number may open them), beat for the reaper) under honcho; Ctrl-C stops all.
 serve: migrate
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  $(MAKE) --no-print-directory $(VENV)/.prod-installed static && mkdir -p $${LEXERY_VAR_DIR:-var} && \
-	  echo "web on :$(PORT) (gunicorn) + stage workers + retrieval worker + beat; broker $$CELERY_BROKER_URL" && \
+	  echo "web on :$(PORT) (gunicorn) + stage workers + $${RETRIEVAL_WORKER_CONCURRENCY:-2} retrieval processes + beat; broker $$CELERY_BROKER_URL" && \
 	  PATH="$(CURDIR)/$(BIN):$$PATH" exec $(BIN)/honcho start -f Procfile -p $(PORT); \
 	else \
 	  echo "web on :$(PORT), embedded: tasks run inside the web process"; \

@@ -1,9 +1,11 @@
-"""The users' documents in Qdrant: their own collection (``DOCS_COLLECTION``), one point per chunk with a dense and
-a BM25 vector, every search filtered by org and user. Only the retrieval worker opens it (one process per local
-Qdrant path): uploads and deletions reach it through tasks on the ``retrieval`` queue."""
+"""The users' documents in a Qdrant collection (``DOCS_COLLECTION``): one point per chunk with a dense and a BM25
+vector, every search filtered by org and user. The distributed path (``QDRANT_URL``: any number of workers share the
+server) and, with ``LLDBI_SEARCH=qdrant`` and no server, qdrant-client's local mode; without a server the documents
+are otherwise in one Qdrant Edge shard each (documents/shards.py). documents/retrieval.py picks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,14 +71,20 @@ def search(client: QdrantClient, name: str, *, org_id: int, user_ref: str, dense
         lists.append(client.query_points(name, query=models.SparseVector(indices=sparse.indices,
                                                                          values=sparse.values),
                                          using=LEXICAL, query_filter=owner, limit=limit, with_payload=True).points)
+    return fuse([[(str(p.id), dict(p.payload or {})) for p in points] for points in lists], limit)
+
+
+def fuse(lists: Sequence[Sequence[tuple[str, dict[str, Any]]]], limit: int) -> list[tuple[dict[str, Any], float]]:
+    """Reciprocal-rank fusion of ranked ``(point id, payload)`` lists (the server's and the shards' search alike),
+    scored relative to a point first in two lists."""
     fused: dict[str, tuple[dict[str, Any], float]] = {}
-    for points in lists:
-        for rank, p in enumerate(points, start=1):
-            payload, score = fused.get(str(p.id), (dict(p.payload or {}), 0.0))
-            fused[str(p.id)] = (payload, score + 1.0 / (RRF_K + rank))
+    for ranked in lists:
+        for rank, (pid, payload) in enumerate(ranked, start=1):
+            have, score = fused.get(pid, (payload, 0.0))
+            fused[pid] = (have, score + 1.0 / (RRF_K + rank))
     best = 2.0 / (RRF_K + 1)
-    ranked = sorted(fused.values(), key=lambda ps: ps[1], reverse=True)[:limit]
-    return [(payload, round(score / best, 6)) for payload, score in ranked]
+    ranked_all = sorted(fused.values(), key=lambda ps: ps[1], reverse=True)[:limit]
+    return [(payload, round(score / best, 6)) for payload, score in ranked_all]
 
 
 def delete_document(client: QdrantClient, name: str, *, document_id: str) -> None:

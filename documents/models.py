@@ -1,5 +1,5 @@
-"""A user's uploaded document: the file in storage, its text chunked into the snippet store and indexed in its own
-Qdrant collection (``DOCS_COLLECTION``), scoped to (org, user_ref)."""
+"""A user's uploaded document: the file in storage, its text chunked into the snippet store and indexed apart from
+the law (its own Qdrant Edge shard, or ``DOCS_COLLECTION`` on a Qdrant server), scoped to (org, user_ref)."""
 
 from __future__ import annotations
 

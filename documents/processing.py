@@ -1,6 +1,6 @@
 """What the workers do with an upload after the request has stored it: extract and chunk its text (the
-``assemble`` queue), embed and index its chunks, remove its points (the ``retrieval`` queue, the one process that
-opens a local-path Qdrant). documents/tasks.py fetches by id and calls these; the request side is services.py."""
+``assemble`` queue), embed and index its chunks, remove its points (the ``retrieval`` queue, whose workers keep the
+embedder loaded). documents/tasks.py fetches by id and calls these; the request side is services.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from django.conf import settings
 from django.db import transaction
 
 from documents import index as docs_index
+from documents import shards
 from documents.extract import ExtractionError, ExtractLimits, extract_text
 from documents.models import UserDocument
+from documents.retrieval import on_shards
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.index import get_client
 from knowledge.lexical import document_vector
@@ -116,20 +118,9 @@ def document_index(*, document_id: str, embedder: Embedder | None = None, store:
         return document
     store = store or SnippetStore()
     try:
-        keys = [chunk_key(org_id=document.org_id, document_id=document.pk, ordinal=i)
-                for i in range(document.n_chunks)]
-        texts = [store.get(k) for k in keys]
         embedder = embedder or default_embedder()
-        client = get_client()
-        docs_index.ensure_collection(client, settings.DOCS_COLLECTION, embedder.dim,
-                                     payload_indexes=bool(settings.QDRANT_URL))
-        dense = embedder.embed(texts)
-        points = [docs_index.DocPoint(
-            chunk_key=f"doc#{document.pk}#c{i}", dense=dense[i].tolist(), sparse=document_vector(text),
-            payload={"org_id": document.org_id, "user_ref": document.user_ref, "document_id": str(document.pk),
-                     "filename": document.filename, "ordinal": i, "r2_key": keys[i], "chars": len(text)})
-            for i, text in enumerate(texts)]
-        docs_index.upsert(client, settings.DOCS_COLLECTION, points)
+        points = _document_points(document, embedder, store)
+        _store_points(str(document.pk), points, embedder)
     except Exception as exc:
         logger.exception("document indexing failed", extra={"document": str(document.pk)})
         # the client reads ``error``: our sentence, never the exception (it is in the log above)
@@ -137,12 +128,56 @@ def document_index(*, document_id: str, embedder: Embedder | None = None, store:
             status=UserDocument.Status.FAILED, error=f"indexing failed ({type(exc).__name__}); upload it again")
         document.refresh_from_db()
         return document
-    UserDocument.objects.filter(pk=document.pk, status=UserDocument.Status.INDEXING).update(
+    updated = UserDocument.objects.filter(pk=document.pk, status=UserDocument.Status.INDEXING).update(
         status=UserDocument.Status.READY)
+    if not updated and not UserDocument.objects.filter(pk=document.pk).exists():
+        # deleted while it was embedded: its delete task may have run before these points existed
+        document_unindex(document_id=str(document.pk))
+        return None
     logger.info("document indexed", extra={"document": str(document.pk), "chunks": len(points)})
     document.refresh_from_db()
     return document
 
 
+def _document_points(document: UserDocument, embedder: Embedder, store: SnippetStore) -> list[docs_index.DocPoint]:
+    keys = [chunk_key(org_id=document.org_id, document_id=document.pk, ordinal=i) for i in range(document.n_chunks)]
+    texts = [store.get(k) for k in keys]
+    dense = embedder.embed(texts)
+    return [docs_index.DocPoint(
+        chunk_key=f"doc#{document.pk}#c{i}", dense=dense[i].tolist(), sparse=document_vector(text),
+        payload={"org_id": document.org_id, "user_ref": document.user_ref, "document_id": str(document.pk),
+                 "filename": document.filename, "ordinal": i, "r2_key": keys[i], "chars": len(text)})
+        for i, text in enumerate(texts)]
+
+
+def rebuild_document_shards(*, embedder: Embedder | None = None, store: SnippetStore | None = None) -> int:
+    """Rebuild the shard of every ready document that has none, or one written by another qdrant-edge version or
+    embedding model (after an upgrade: ``build_search_shards``), from its stored chunks. Returns how many."""
+    embedder = embedder or default_embedder()
+    store = store or SnippetStore()
+    rebuilt = 0
+    for document in UserDocument.objects.filter(status=UserDocument.Status.READY).iterator():
+        if shards.is_current(str(document.pk), embed_model=embedder.name):
+            continue
+        shards.build(str(document.pk), _document_points(document, embedder, store), embed_model=embedder.name,
+                     dim=embedder.dim, replace=True)
+        rebuilt += 1
+    return rebuilt
+
+
+def _store_points(document_id: str, points: list[docs_index.DocPoint], embedder: Embedder) -> None:
+    """Into the document's own shard (built once, then read by any process), or the server's collection."""
+    if on_shards():
+        shards.build(document_id, points, embed_model=embedder.name, dim=embedder.dim)
+        return
+    client = get_client()
+    docs_index.ensure_collection(client, settings.DOCS_COLLECTION, embedder.dim,
+                                 payload_indexes=bool(settings.QDRANT_URL))
+    docs_index.upsert(client, settings.DOCS_COLLECTION, points)
+
+
 def document_unindex(*, document_id: str) -> None:
-    docs_index.delete_document(get_client(), settings.DOCS_COLLECTION, document_id=document_id)
+    if on_shards():
+        shards.remove(document_id)
+    else:
+        docs_index.delete_document(get_client(), settings.DOCS_COLLECTION, document_id=document_id)

@@ -28,3 +28,11 @@ def ready_documents(*, org_id: int, user_ref: str, ids: Iterable[str]) -> dict[s
     rows = UserDocument.objects.filter(pk__in=wanted, org_id=org_id, user_ref=user_ref,
                                        status=UserDocument.Status.READY)
     return {str(d.pk): d for d in rows}
+
+
+def newest_ready_documents(*, org_id: int, user_ref: str, limit: int) -> dict[str, UserDocument]:
+    """The user's ready documents, newest first, at most ``limit``: what the embedded engine searches (one shard
+    each, documents/shards.py)."""
+    rows = UserDocument.objects.filter(org_id=org_id, user_ref=user_ref,
+                                       status=UserDocument.Status.READY).order_by("-created_at")[:limit]
+    return {str(d.pk): d for d in rows}

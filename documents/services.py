@@ -4,8 +4,9 @@
 org's quota, a DOCX's zip directory — then stores the file and creates the row (``extracting``): a refused upload
 leaves no row and no stored file. Text extraction and chunking run on a worker (``documents.extract``, bounded by
 ``DOCUMENT_EXTRACT_TIME_LIMIT_S``; a file that yields no text ends ``failed`` with a sentence), never in the web
-process (issue 12). Embedding and upserting happen on the retrieval worker (``documents.index``), the only process
-that opens a local-path Qdrant; the row says ``indexing`` until then, ``ready`` or ``failed`` after."""
+process (issue 12). Embedding and indexing happen on a retrieval worker (``documents.index``: the document's own
+search shard, or the Qdrant server's collection); the row says ``indexing`` until then, ``ready`` or ``failed``
+after."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from documents.processing import document_extract, document_extract_failed, document_index, document_unindex
 
-RETRIEVAL_QUEUE = "retrieval"  # engine/dispatch.py: the queue of the one process that opens Qdrant
+RETRIEVAL_QUEUE = "retrieval"  # engine/specs.py: the workers that hold the embedder and search the documents
 EXTRACT_QUEUE = "assemble"  # CPU work that needs no Qdrant: beside U9, off the web process
 
 

@@ -16,10 +16,8 @@ from functools import cached_property
 
 from django.conf import settings
 
-from documents import index as docs_index
-from documents.selectors import ready_documents
+from documents.retrieval import search_user_documents
 from knowledge.embeddings import Embedder, default_embedder
-from knowledge.index import get_client
 from knowledge.lexical import query_vector
 from knowledge.snippets import SnippetStore
 from memory.matching import match_memory
@@ -67,16 +65,11 @@ class ChannelPort:
         s = self.scope
         if not s.user_ref:
             return []
-        found = docs_index.search(get_client(), settings.DOCS_COLLECTION, org_id=s.org_id, user_ref=s.user_ref,
-                                  dense=self.embedder.embed_query([question])[0].tolist(),
-                                  sparse=query_vector(question), limit=limit)
-        live = ready_documents(org_id=s.org_id, user_ref=s.user_ref,
-                               ids=[str(p.get("document_id", "")) for p, _ in found])
+        found = search_user_documents(org_id=s.org_id, user_ref=s.user_ref,
+                                      dense=self.embedder.embed_query([question])[0].tolist(),
+                                      sparse=query_vector(question), embed_model=self.embedder.name, limit=limit)
         hits = []
-        for payload, score in found:
-            document = live.get(str(payload.get("document_id")))
-            if document is None:  # deleted (points go later, on the worker) or not this user's
-                continue
+        for payload, score, document in found:
             n = int(payload.get("ordinal", 0))
             hits.append(ChannelHit(source="doc", label=f"doc:{document.filename}#{n + 1}", r2_key=payload["r2_key"],
                                    score=score,

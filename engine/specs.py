@@ -14,7 +14,8 @@ from orch.policy import STAGES
 from pipeline import context
 
 DEFAULT_QUEUE = "stages"
-# U4/U6/U7 touch the search engine: with the local path only one process may open it, so they share one worker.
+# U4/U6/U7 touch the search engine and the embedder: workers that keep both loaded (several may run: the shards are
+# read-only, README "Users' documents in the embedded engine").
 RETRIEVAL_QUEUE = "retrieval"
 ALL_QUEUES = (DEFAULT_QUEUE, RETRIEVAL_QUEUE, "assemble", "llm")
 TASK_PREFIX = "engine.stage."

@@ -356,6 +356,13 @@ DOCUMENT_EXTRACT_TIME_LIMIT_S = env.int("DOCUMENT_EXTRACT_TIME_LIMIT_S", default
 DOCUMENT_UPLOAD_OVERHEAD_BYTES = env.int("DOCUMENT_UPLOAD_OVERHEAD_BYTES", default=64 * 1024)
 DOCS_COLLECTION = env.str("DOCS_COLLECTION", default="user_docs")  # the users' documents, apart from LLDBI
 DOCS_MAX_CHUNKS = env.int("DOCS_MAX_CHUNKS", default=4)  # document chunks one run's evidence may carry
+# Without QDRANT_URL every ready document has its own immutable Qdrant Edge shard (documents/shards.py), searched
+# read-only by any number of processes. A search asks the user's newest DOCS_SEARCH_MAX_DOCUMENTS documents (a shard
+# each: 200 cost ~10 ms warm and ~1-2 s to open the first time, bench/docs_shards.py); a process keeps at most
+# DOCS_SHARDS_OPEN_MAX shards open (least recently searched closed first).
+DOCS_SHARDS_DIR = Path(env.str("DOCS_SHARDS_DIR", default=str(LLDBI_SHARDS_DIR / DOCS_COLLECTION)))
+DOCS_SEARCH_MAX_DOCUMENTS = env.int("DOCS_SEARCH_MAX_DOCUMENTS", default=200)
+DOCS_SHARDS_OPEN_MAX = env.int("DOCS_SHARDS_OPEN_MAX", default=ORG_MAX_DOCUMENTS)
 HISTORY_MAX_TURNS = env.int("HISTORY_MAX_TURNS", default=3)  # earlier turns of the conversation, newest first
 
 # --- operators' console (Django admin) ------------------------------------------------------------------

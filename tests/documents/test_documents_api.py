@@ -1,18 +1,24 @@
-"""User documents through the HTTP API: upload → stored, chunked, indexed (real embedder, local Qdrant) → a mixed
-question finds the document as evidence with provenance ``doc``; another org or user never sees it."""
+"""User documents through the HTTP API: upload → stored, chunked, indexed (real embedder; the document's own Qdrant
+Edge shard, or with ``LLDBI_SEARCH=qdrant`` the collection a Qdrant server keeps, here in qdrant-client's local mode)
+→ a mixed question finds the document as evidence with provenance ``doc``; another org or user never sees it."""
 
 from __future__ import annotations
 
+import json
+from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from documents import shards
 from documents.models import UserDocument
 from documents.processing import chunk_key
-from knowledge.index import get_client
+from documents.retrieval import indexed_chunks
+from knowledge.embeddings import default_embedder
 from runs.models import RunContext
 from tenancy.auth import api_key_create
 from tests.conftest import post_run
@@ -142,9 +148,15 @@ def test_a_pdf_upload_is_indexed(api, specialist, django_capture_on_commit_callb
     assert body["status"] == "ready" and body["n_chars"] > 40, body
 
 
+# "qdrant": the QDRANT_URL path's code (documents/index.py: one collection, filtered by org and user)
+ENGINES = pytest.mark.parametrize("engine", ["edge", "qdrant"])
+
+
 @pytest.mark.django_db
+@ENGINES
 def test_a_mixed_question_answers_from_the_users_document_and_only_theirs(
-        api, specialist, catalog, django_capture_on_commit_callbacks):
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, engine):
+    settings.LLDBI_SEARCH = engine
     # given u1 of acme uploaded a contract
     capture = django_capture_on_commit_callbacks
     doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
@@ -190,15 +202,13 @@ def test_a_law_question_does_not_look_at_documents(api, specialist, catalog, dja
 
 
 @pytest.mark.django_db
+@ENGINES
 def test_deleting_a_document_removes_its_files_its_points_and_its_evidence(
-        api, specialist, catalog, django_capture_on_commit_callbacks):
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, engine):
+    settings.LLDBI_SEARCH = engine
     capture = django_capture_on_commit_callbacks
     doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
-    from django.conf import settings
-
-    from documents.index import count_for_document
-
-    assert count_for_document(get_client(), settings.DOCS_COLLECTION, document_id=doc["id"]) == 1
+    assert indexed_chunks(doc["id"]) == 1
 
     with capture(execute=True):
         response = api.delete(f"/api/v1/documents/{doc['id']}")
@@ -206,6 +216,39 @@ def test_deleting_a_document_removes_its_files_its_points_and_its_evidence(
     assert response.status_code == 204
     assert api.get(f"/api/v1/documents/{doc['id']}").status_code == 404
     assert stored_files() == []
-    assert count_for_document(get_client(), settings.DOCS_COLLECTION, document_id=doc["id"]) == 0
+    assert indexed_chunks(doc["id"]) == 0
     run = ask(api, capture, QUESTION, user_ref="u1")
     assert not [e for e in run["evidence"] if e["source"] == "doc"]
+
+
+@pytest.mark.django_db
+def test_after_an_engine_upgrade_a_documents_shard_is_skipped_until_build_search_shards_rebuilds_it(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    doc = upload(api, capture, "договір.txt", "\n".join(CONTRACT).encode(), "text/plain").json()
+    manifest = shards.shard_path(doc["id"]) / shards.MANIFEST
+    # as if another qdrant-edge version wrote it: the files may not be this version's format
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "edge_version": "0.0.1"}))
+    shards.forget(doc["id"])
+
+    before = ask(api, capture, QUESTION, user_ref="u1")
+    call_command("build_search_shards", stdout=StringIO())
+    after = ask(api, capture, QUESTION, user_ref="u1")
+
+    assert before["status"] == "done" and not [e for e in before["evidence"] if e["source"] == "doc"]
+    assert shards.is_current(doc["id"], embed_model=default_embedder().name)
+    assert [e["label"] for e in after["evidence"] if e["source"] == "doc"][:1] == ["doc:договір.txt#1"]
+
+
+@pytest.mark.django_db
+def test_a_search_asks_the_users_newest_documents_up_to_the_cap(
+        api, specialist, catalog, django_capture_on_commit_callbacks, settings, caplog):
+    capture = django_capture_on_commit_callbacks
+    upload(api, capture, "старий.txt", "\n".join(CONTRACT).encode(), "text/plain")
+    upload(api, capture, "новий.txt", "\n".join(CONTRACT).encode(), "text/plain")
+    settings.DOCS_SEARCH_MAX_DOCUMENTS = 1
+
+    run = ask(api, capture, QUESTION, user_ref="u1")
+
+    assert {e["label"].split("#")[0] for e in run["evidence"] if e["source"] == "doc"} == {"doc:новий.txt"}
+    assert "the oldest are not searched" in caplog.text

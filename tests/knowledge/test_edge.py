@@ -152,10 +152,12 @@ def test_several_processes_search_one_shard_at_once(db: Any) -> None:
     assert len(searchindex.get_index(name).lexical_search(Sparse([1], [1.0]), [], 3)) == 3
 
 
-def test_build_search_shards_rebuilds_the_law_and_terms_shards(lldbi_index: dict[str, int]) -> None:
+def test_build_search_shards_rebuilds_the_law_and_terms_shards(lldbi_index: dict[str, int], db: Any) -> None:
+    """(The database: the command also rebuilds the shards of users' documents that need it, none here.)"""
     before = {n: edge.current_generation(n) for n in (settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION)}
     out = StringIO()
     call_command("build_search_shards", stdout=out)
     assert all(edge.current_generation(n) != g for n, g in before.items())
     assert f"qdrant-edge {edge.edge_version()}" in out.getvalue()
+    assert "user documents: 0 shards rebuilt" in out.getvalue()
     assert searchindex.get_term_index().similar(query_vector("дізнавач"), [], 3)

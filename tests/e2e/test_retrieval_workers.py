@@ -1,0 +1,108 @@
+"""Several retrieval workers on one machine (issue 15): two retrieval worker processes beside a stage worker and the
+web process, on Redis and the test database. A user's document is uploaded once (indexed into its own Qdrant Edge
+shard by whichever retrieval worker takes the task); then runs asking about it are served by both retrieval workers
+at once, each opening the same shards read-only — every run done, every answer quoting the document as the user's
+material and citing law only. With the local-path Qdrant this needed one retrieval process: a second could not open
+the store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from celery import current_app
+from django.db import connection
+
+from engine.specs import RETRIEVAL_QUEUE
+from tenancy.auth import api_key_create
+from tests.e2e.test_faults import STAGE_QUEUES, Cluster, _hard_timeout, bounded  # noqa: F401  (a fixture)
+from tests.support.broker import BROKER_URL, celery_broker
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CONTRACT = ("Договір оренди квартири № 7.\nОрендар сплачує орендну плату щомісяця до п'ятого числа.\n"
+            "За прострочення оплати орендар сплачує штраф у розмірі 5 відсотків від суми боргу за кожен день.\n"
+            "Договір діє дванадцять місяців.")
+QUESTION = "Що в моєму договорі сказано про штраф за прострочення оплати?"
+RUNS = 8  # enough that both workers take U7 tasks: each holds one unacknowledged task at a time (prefetch 1)
+POLL_TIMEOUT_S = 240
+# The engine's own limits, not test_faults' small ones: a worker's first U4 loads the embedder.
+LIMITS = {"STAGE_SOFT_TIME_LIMIT_S": "60", "STAGE_TIME_LIMIT_S": "70", "BROKER_VISIBILITY_TIMEOUT_S": "190",
+          "REAPER_GRACE_S": "30"}
+
+
+@pytest.fixture
+def two_retrieval_workers(lldbi_index, release_qdrant, catalog, specialist, tmp_path) -> Iterator[Cluster]:
+    if connection.vendor != "postgresql":
+        pytest.skip("the processes share the test database: run this suite on PostgreSQL (make test does)")
+    broker = redis.Redis.from_url(BROKER_URL)
+    broker.flushdb()
+    made = Cluster(tmp_path, api_key_create(org=specialist.org), **LIMITS)
+    try:
+        made.worker("stages", STAGE_QUEUES)
+        made.worker("retrieval1", [RETRIEVAL_QUEUE])
+        made.worker("retrieval2", [RETRIEVAL_QUEUE])
+        made.web()
+        made.wait_web()
+        yield made
+    finally:
+        made.stop_all()
+        broker.flushdb()
+
+
+def _wait(client: httpx.Client, path: str, done: set[str], logs: str = "") -> dict[str, Any]:
+    deadline = time.monotonic() + POLL_TIMEOUT_S
+    body: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        body = client.get(path).json()
+        if body["status"] in done:
+            return body
+        time.sleep(0.25)
+    raise AssertionError(f"{path} not finished after {POLL_TIMEOUT_S}s: {body}\n{logs}")
+
+
+def _tasks_served(workers: list[str]) -> dict[str, dict[str, int]]:
+    """What each worker has run, by task name, as it reports over the broker (celery inspect stats)."""
+    with celery_broker(BROKER_URL):
+        stats = current_app.control.inspect(timeout=5).stats() or {}
+    return {w: dict(s.get("total", {})) for name, s in stats.items() for w in workers if name.startswith(f"{w}@")}
+
+
+@bounded(420)
+def test_two_retrieval_workers_serve_runs_that_search_the_users_document(two_retrieval_workers: Cluster) -> None:
+    cluster = two_retrieval_workers
+    client = cluster.client()
+    uploaded = client.post("/api/v1/documents", data={"user_ref": "u1"},
+                           files={"file": ("договір.txt", CONTRACT.encode(), "text/plain")})
+    assert uploaded.status_code == 202, uploaded.text
+    document = _wait(client, f"/api/v1/documents/{uploaded.json()['id']}", {"ready", "failed"}, cluster.logs_tail())
+    assert document["status"] == "ready", document
+
+    def post(_: int) -> str:
+        with cluster.client() as c:
+            created = c.post("/api/v1/runs", json={"question": QUESTION, "specialist": "labour", "user_ref": "u1"})
+        assert created.status_code == 202, created.text
+        return str(created.json()["id"])
+
+    with ThreadPoolExecutor(4) as pool:
+        run_ids = list(pool.map(post, range(RUNS)))
+    runs = [_wait(client, f"/api/v1/runs/{i}", {"done", "failed", "cancelled", "awaiting_clarification"},
+                  cluster.logs_tail()) for i in run_ids]
+
+    for run in runs:
+        assert run["status"] == "done", (run, cluster.logs_tail())
+        docs = [e for e in run["evidence"] if e["source"] == "doc"]
+        assert docs and docs[0]["label"] == "doc:договір.txt#1" and docs[0]["article_ref"] is None, run["evidence"]
+        assert "штраф у розмірі 5 відсотків" in run["answer"]["text"]
+        assert all(c["act_nreg"] for c in run["answer"]["citations"])  # the document never poses as law
+    served = _tasks_served(["retrieval1", "retrieval2"])
+    assert set(served) == {"retrieval1", "retrieval2"}, served
+    for worker, totals in served.items():
+        assert totals.get("engine.stage.U7", 0) > 0, (worker, served)  # each searched the user's document
+    assert sum(t.get("engine.stage.U7", 0) for t in served.values()) == RUNS
+    assert all(p.alive() for p in cluster.procs)
