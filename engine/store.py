@@ -51,6 +51,12 @@ class _PreparingCursor(psycopg.Cursor[Any]):
                 binary: bool | None = None) -> Self:
         return super().execute(query, params, prepare=True, binary=binary)
 
+    def _send_query_prepared(self, name: bytes, pgq: Any, *, binary: bool | None = None) -> None:
+        # psycopg keeps the statement for Django's query log (``last_executed_query`` reads ``_query``) only when
+        # it runs unprepared: without this, DEBUG logs and CaptureQueriesContext would record ``None``.
+        self._query = pgq
+        super()._send_query_prepared(name, pgq, binary=binary)
+
 
 @dataclass
 class Claim:
