@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -30,9 +31,10 @@ _local = threading.local()
 # The embedded mode's executor (engine.shell.execute_stage), wired by engine/apps.py when Django starts: the
 # dispatcher is imported by the shell and must not import it back.
 _eager_executor: Callable[[str, str, int], None] | None = None
-# Outbox ids this process sent whose sent mark waits for its next claim (``take_sent_marks``) or the idle timer.
-# A stage worker persists once per claim, so this holds one id or two between claims.
-_sent_marks: list[int] = []
+# Outbox ids this process sent whose sent mark waits for its next claim (``take_sent_marks``) or the idle timer,
+# each with when it was handed over (time.monotonic). A stage worker persists once per claim, so this holds one id
+# or two between claims.
+_sent_marks: list[tuple[int, float]] = []
 _sent_marks_lock = threading.Lock()
 _sent_marks_timer: threading.Timer | None = None
 
@@ -72,26 +74,49 @@ def take_sent_marks() -> list[int]:
     """The ids waiting for their sent mark, handed to the caller's statement (``give_back_sent_marks`` if it
     fails)."""
     with _sent_marks_lock:
-        marks = _sent_marks[:]
+        marks = [outbox_id for outbox_id, _ in _sent_marks]
         _sent_marks.clear()
     return marks
 
 
 def give_back_sent_marks(marks: list[int]) -> None:
     """Marks to write with the next claim, or by the timer if no claim comes first."""
-    global _sent_marks_timer  # one timer per process, restarted when the last one has fired
     with _sent_marks_lock:
-        _sent_marks.extend(marks)
-        if _sent_marks_timer is None or not _sent_marks_timer.is_alive():
-            _sent_marks_timer = threading.Timer(settings.OUTBOX_SENT_MARK_DELAY_S, _write_idle_sent_marks)
-            _sent_marks_timer.daemon = True  # a process that exits leaves its marks to the reaper
-            _sent_marks_timer.start()
+        now = time.monotonic()
+        _sent_marks.extend((outbox_id, now) for outbox_id in marks)
+        _arm_timer(settings.OUTBOX_SENT_MARK_DELAY_S)
+
+
+def _arm_timer(delay_s: float) -> None:
+    """One timer per process (the caller holds the lock)."""
+    global _sent_marks_timer  # restarted only when none is waiting
+    if _sent_marks_timer is None or not _sent_marks_timer.is_alive():
+        _sent_marks_timer = threading.Timer(delay_s, _write_idle_sent_marks)
+        _sent_marks_timer.daemon = True  # a process that exits leaves its marks to the reaper
+        _sent_marks_timer.start()
+
+
+def _take_due_marks() -> list[int]:
+    """The marks handed over at least OUTBOX_SENT_MARK_DELAY_S ago; a younger one stays for the next claim, the
+    timer armed again for when it comes due. A busy worker's claims take every mark within milliseconds, so the
+    timer finds none due and opens no connection: before, it took whatever mark was waiting when it fired (a
+    send a moment old included) and wrote it on a new connection every few seconds, in the middle of stages."""
+    global _sent_marks_timer  # this timer has fired: the next arm starts a new one
+    delay_s = settings.OUTBOX_SENT_MARK_DELAY_S
+    with _sent_marks_lock:
+        _sent_marks_timer = None
+        now = time.monotonic()
+        due = [outbox_id for outbox_id, at in _sent_marks if now - at >= delay_s]
+        _sent_marks[:] = [(outbox_id, at) for outbox_id, at in _sent_marks if now - at < delay_s]
+        if _sent_marks:
+            _arm_timer(max(min(at for _, at in _sent_marks) + delay_s - now, 0.001))
+    return due
 
 
 def _write_idle_sent_marks() -> None:
-    """The timer: no claim took the marks since the send. Its own connection (Django's are per thread), closed
-    after, so an idle worker holds none open for it."""
-    marks = take_sent_marks()
+    """The timer: no claim took these marks in OUTBOX_SENT_MARK_DELAY_S. Its own connection (Django's are per
+    thread), closed after, so an idle worker holds none open for it."""
+    marks = _take_due_marks()
     if not marks:
         return
     try:

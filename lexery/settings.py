@@ -190,6 +190,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # connection per stage was the largest single cost between stages (make bench). Workers keep it; lexery/celery.py
 # closes it when unusable or older than CONN_MAX_AGE, as Django does between requests.
 CELERY_DB_REUSE_MAX = env.int("WORKER_DB_REUSE_MAX", default=1000)
+# The stage shell's claim and persist run as prepared statements on PostgreSQL (engine/store.py: parsed and planned
+# once per connection, not once per stage). Off behind a pooler in transaction mode that cannot carry them.
+ENGINE_PREPARED_STATEMENTS = env.bool("ENGINE_PREPARED_STATEMENTS", default=True)
 # Runs older than this many days are purged daily by beat (runs/lifecycle.py; 0: kept forever).
 RUN_RETENTION_DAYS = env.int("RUN_RETENTION_DAYS", default=180)
 CELERY_BEAT_SCHEDULE = {

@@ -20,7 +20,7 @@ ORCH_MAX_TOKENS = 16
 
 def difficulty(doc: Mapping[str, Any]) -> Difficulty:
     """Obvious: a single act, or an explicit article, and nothing ambiguous (seed 001's examples)."""
-    profile = RunDocument.parse(doc).visible().query_profile
+    profile = RunDocument.parse_only(doc, ("query_profile",)).visible().query_profile
     if profile is None:
         return "obvious"
     ambiguous = bool(profile.unresolved_act_phrases) or len(profile.act_hints) > 1
@@ -31,7 +31,7 @@ def difficulty(doc: Mapping[str, Any]) -> Difficulty:
 
 def orch_messages(decision: Decision, doc: Mapping[str, Any]) -> list[Message]:
     options = [decision.action, *decision.alternatives]
-    profile = RunDocument.parse(doc).visible().query_profile
+    profile = RunDocument.parse_only(doc, ("query_profile",)).visible().query_profile
     question = profile.goals[0] if profile and profile.goals else ""
     return [
         Message("system", "Ти — оркестратор конвеєра юридичних відповідей. Обери одну дію зі списку; "

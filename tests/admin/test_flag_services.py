@@ -16,7 +16,7 @@ from flags.overview import (
     specialist_flag_table,
 )
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
-from flags.selectors import flag_resolve
+from flags.selectors import flag_resolve, flags_snapshot
 from flags.services import (
     flag_default_set,
     flag_override_set,
@@ -147,6 +147,7 @@ def test_the_console_table_agrees_with_the_resolver_in_every_combination(superus
         for sp in specialists:
             effective = table[sp.pk][PROMPT_ASSEMBLER_ENABLED]
             assert effective.value is flag_resolve(key=PROMPT_ASSEMBLER_ENABLED, specialist=sp), sp
+            assert flags_snapshot(specialist=sp)[PROMPT_ASSEMBLER_ENABLED] is effective.value, sp  # a run's U1
             has_own = FlagOverride.objects.filter(specialist=sp).exists()
             has_org = FlagOverride.objects.filter(org=sp.org).exists()
             expected_source = SPECIALIST_OVERRIDE if has_own else ORG_OVERRIDE if has_org else GLOBAL_DEFAULT
@@ -165,3 +166,11 @@ def test_the_org_table_shows_the_org_override_or_the_default(superuser):
     assert table[on.pk][PROMPT_ASSEMBLER_ENABLED].source == ORG_OVERRIDE
     assert (table[plain.pk][PROMPT_ASSEMBLER_ENABLED].value, table[plain.pk][PROMPT_ASSEMBLER_ENABLED].source) == (
         False, GLOBAL_DEFAULT)
+
+
+def test_a_runs_flag_snapshot_is_one_query_whatever_the_overrides(superuser, specialist, django_assert_num_queries):
+    """U1 snapshots every flag on the run (engine/shell.py): one query, not three a flag (make bench)."""
+    flag = the_flag()
+    flag_override_set(flag=flag, org=specialist.org, enabled=True, actor=superuser)
+    with django_assert_num_queries(1):
+        assert flags_snapshot(specialist=specialist) == {PROMPT_ASSEMBLER_ENABLED: True}

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from engine.shell import execute_stage
 from flags.models import FeatureFlag
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
-from flags.selectors import flag_resolve
+from flags.selectors import flag_resolve, flags_snapshot
 from flags.services import flag_override_set, flags_sync_registry
 from llm.gateway import get_provider
 from llm.models import CostLedgerEntry
@@ -117,6 +117,7 @@ def test_the_flag_resolver_answers_off_when_it_cannot_resolve(specialist):
     broken = Specialist(org=specialist.org, slug="unsaved")
     # then the answer is OFF, not the default (seed 004 Task 1: "false on resolver throw")
     assert flag_resolve(key=PROMPT_ASSEMBLER_ENABLED, specialist=broken) is False
+    assert flags_snapshot(specialist=broken) == {PROMPT_ASSEMBLER_ENABLED: False}  # what a run's U1 records
 
 
 @pytest.mark.django_db

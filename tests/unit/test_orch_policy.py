@@ -10,7 +10,16 @@ from typing import Any, NamedTuple
 import pytest
 from pydantic import BaseModel
 
-from orch.policy import ASK_CLARIFICATION, CLARIFICATION_ANSWERED, DONE, FAIL, Limits, OrchInput, decide
+from orch.policy import (
+    ASK_CLARIFICATION,
+    CLARIFICATION_ANSWERED,
+    DONE,
+    FAIL,
+    Limits,
+    OrchInput,
+    decide,
+)
+from pipeline.context import RunDocument
 from pipeline.contracts import (
     AssembledPrompt,
     CitationCheck,
@@ -153,6 +162,19 @@ def test_orch_rule_decides_next_action(given: OrchInput, expected: Expect) -> No
     if expected.reason_has is not None:
         assert expected.reason_has in decision.reason
     assert decision.decided_by == "rule"
+
+
+@pytest.mark.parametrize(("given", "expected"), ORCH_RULES)
+def test_the_rules_read_only_the_sections_they_declare(given: OrchInput, expected: Expect,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """decide parses only POLICY_READS (and the mask): validating the whole document after every stage was engine
+    overhead. A rule reading a section it does not declare would decide differently on the whole document."""
+    # given the decision on the declared sections
+    narrowed = decide(given)
+    # when the policy sees the whole document instead
+    monkeypatch.setattr(RunDocument, "parse_only", classmethod(lambda cls, raw, names: cls.parse(raw)))
+    # then it decides the same
+    assert decide(given) == narrowed
 
 
 def test_the_rules_leave_a_choice_only_where_both_branches_are_safe() -> None:
