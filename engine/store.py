@@ -15,6 +15,7 @@ Other databases (the embedded SQLite default) use the ORM transactions in engine
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Self
 
-import psycopg
 from django.conf import settings
 from django.db import connection
 from django.db.backends.utils import CursorWrapper
@@ -43,19 +43,26 @@ RUNNABLE = (Run.Status.QUEUED, Run.Status.RUNNING)
 _PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
 
 
-class _PreparingCursor(psycopg.Cursor[Any]):
-    """psycopg's cursor that binds on the server, every statement prepared (``prepare=True``) once per
-    connection (psycopg keeps the names, ``prepared_max`` of them)."""
+@functools.cache
+def _preparing_cursor_class() -> type[Any]:
+    """Built on first use: psycopg is imported only where PostgreSQL is (an embedded SQLite process never loads it)."""
+    import psycopg
 
-    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None,
-                binary: bool | None = None) -> Self:
-        return super().execute(query, params, prepare=True, binary=binary)
+    class _PreparingCursor(psycopg.Cursor[Any]):
+        """psycopg's cursor that binds on the server, every statement prepared (``prepare=True``) once per
+        connection (psycopg keeps the names, ``prepared_max`` of them)."""
 
-    def _send_query_prepared(self, name: bytes, pgq: Any, *, binary: bool | None = None) -> None:
-        # psycopg keeps the statement for Django's query log (``last_executed_query`` reads ``_query``) only when
-        # it runs unprepared: without this, DEBUG logs and CaptureQueriesContext would record ``None``.
-        self._query = pgq
-        super()._send_query_prepared(name, pgq, binary=binary)
+        def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None,
+                    binary: bool | None = None) -> Self:
+            return super().execute(query, params, prepare=True, binary=binary)
+
+        def _send_query_prepared(self, name: bytes, pgq: Any, *, binary: bool | None = None) -> None:
+            # psycopg keeps the statement for Django's query log (``last_executed_query`` reads ``_query``) only when
+            # it runs unprepared: without this, DEBUG logs and CaptureQueriesContext would record ``None``.
+            self._query = pgq
+            super()._send_query_prepared(name, pgq, binary=binary)
+
+    return _PreparingCursor
 
 
 @dataclass
@@ -98,7 +105,7 @@ def _prepared_cursor() -> CursorWrapper:
     connection.ensure_connection()
     raw = connection.connection
     with connection.wrap_database_errors:
-        plain_cursor: Any = _PreparingCursor(raw)
+        plain_cursor: Any = _preparing_cursor_class()(raw)
         cursor = connection.make_debug_cursor(plain_cursor) if connection.queries_logged else \
             connection.make_cursor(plain_cursor)
     if raw.prepare_threshold is None:  # Django's setting: psycopg would prepare nothing, even when asked
