@@ -103,8 +103,8 @@ class _Scorer:
         self.own = {_unit(t) for t in own}
         # The statute's phrase for a lay phrase is what the user asked about: full weight when choosing sentences,
         # but only whole — «тимчасово вилучене майно» shares a word with «тимчасова непрацездатність», not a meaning.
-        self.phrases = [p for p in {tuple(_unit(t) for t in ph if _unit(t) not in self.own)
-                                    for ph in expansion_phrases(own)} if p]
+        phrases = (tuple(_unit(t) for t in ph if _unit(t) not in self.own) for ph in expansion_phrases(own))
+        self.phrases = [p for p in dict.fromkeys(phrases) if p]  # in the thesaurus's order, each once
         self.weights = {t: 1.0 for t in [*self.own, *(t for p in self.phrases for t in p)]}
         self.figure = bool(set(own) & _FIGURE_WORDS) or question.lower().startswith("скільки")
         self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]

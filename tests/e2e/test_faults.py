@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -244,18 +245,25 @@ class Cluster:
         return "\n".join(p.tail() for p in seen.values())
 
 
-@pytest.fixture
-def cluster(lldbi_index, release_qdrant, catalog, specialist, tmp_path) -> Iterator[Cluster]:
+@contextmanager
+def fresh_cluster(tmp_path: Path, specialist: Any, **limits: str) -> Iterator[Cluster]:
+    """A cluster on a flushed broker, stopped and flushed again however the test ends (PostgreSQL only)."""
     if connection.vendor != "postgresql":
         pytest.skip("the processes share the test database: run this suite on PostgreSQL (make test does)")
     broker = redis.Redis.from_url(BROKER_URL)
     broker.flushdb()
-    made = Cluster(tmp_path, api_key_create(org=specialist.org))
+    made = Cluster(tmp_path, api_key_create(org=specialist.org), **limits)
     try:
         yield made
     finally:
         made.stop_all()
         broker.flushdb()
+
+
+@pytest.fixture
+def cluster(lldbi_index, release_qdrant, catalog, specialist, tmp_path) -> Iterator[Cluster]:
+    with fresh_cluster(tmp_path, specialist) as made:
+        yield made
 
 
 def _terminal(run_ids: list[str]) -> dict[str, str]:

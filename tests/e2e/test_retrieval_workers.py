@@ -14,13 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 from celery import current_app
-from django.db import connection
 
 from engine.specs import RETRIEVAL_QUEUE
-from tenancy.auth import api_key_create
-from tests.e2e.test_faults import STAGE_QUEUES, Cluster, _hard_timeout, bounded  # noqa: F401  (a fixture)
+from tests.e2e.test_faults import STAGE_QUEUES, Cluster, _hard_timeout, bounded, fresh_cluster  # noqa: F401  (a fixture)
 from tests.support.broker import BROKER_URL, celery_broker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -38,21 +35,13 @@ LIMITS = {"STAGE_SOFT_TIME_LIMIT_S": "60", "STAGE_TIME_LIMIT_S": "70", "BROKER_V
 
 @pytest.fixture
 def two_retrieval_workers(lldbi_index, release_qdrant, catalog, specialist, tmp_path) -> Iterator[Cluster]:
-    if connection.vendor != "postgresql":
-        pytest.skip("the processes share the test database: run this suite on PostgreSQL (make test does)")
-    broker = redis.Redis.from_url(BROKER_URL)
-    broker.flushdb()
-    made = Cluster(tmp_path, api_key_create(org=specialist.org), **LIMITS)
-    try:
+    with fresh_cluster(tmp_path, specialist, **LIMITS) as made:
         made.worker("stages", STAGE_QUEUES)
         made.worker("retrieval1", [RETRIEVAL_QUEUE])
         made.worker("retrieval2", [RETRIEVAL_QUEUE])
         made.web()
         made.wait_web()
         yield made
-    finally:
-        made.stop_all()
-        broker.flushdb()
 
 
 def _wait(client: httpx.Client, path: str, done: set[str], logs: str = "") -> dict[str, Any]:
