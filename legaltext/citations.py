@@ -60,7 +60,8 @@ class FoundCitation:
     act_nreg: str | None  # None: not an act we know (or not bound at all)
     start: int  # the whole mention: part prefix, article word and numbers, act name
     end: int
-    how: str = "label"  # label | quoted | title | initials | this_act | inherited | evidence | unknown | unbound
+    # label | quoted | title | initials | this_act | inherited | source | evidence | unknown | unbound
+    how: str = "label"
     part: str | None = None
 
     @property
@@ -289,6 +290,34 @@ def _same_sentence_act(text: str, start: int, previous: list[FoundCitation]) -> 
     return _Act(last.label, last.act_nreg, -1, -1, "inherited")
 
 
+def _quoted_source(text: str, c: FoundCitation, earlier: list[FoundCitation], later: list[FoundCitation]
+                   ) -> FoundCitation:
+    """A quote carries its source after it: "… у частині другій статті 36 цього Закону … (Закон «Про …» ст. 52)."
+    A mention inside it is that source's article, as statutes refer to their own articles without naming the act —
+    when the source closes the same sentence, in parentheses, and nothing in the sentence before named an act
+    ("цього Закону" bound to a law quoted lines above would pass off another act's article)."""
+    if c.how == "this_act":
+        named = next((x for x in reversed(earlier) if x.act_nreg == c.act_nreg and x.how in _TEXTUAL), None)
+        if named is not None and not _SENTENCE_END.search(text, named.end, c.start):
+            return c
+    elif c.how != "unbound":
+        return c
+    source = next((x for x in later if x.how in _TEXTUAL and x.act_nreg), None)
+    if (source is None or _SENTENCE_END.search(text, c.end, source.start)
+            or not text[:source.start].rstrip().endswith("(") or not text[source.end:].lstrip().startswith(")")):
+        return c
+    this = _THIS_ACT.search(text, c.start, c.end)
+    if this and this.group("kind").lower().startswith("закон") != _is_law(source.label):
+        return c  # "цього Кодексу" quoted from a law names some code, not the law
+    return FoundCitation(source.label, c.article, source.act_nreg, c.start, c.end, "source", c.part)
+
+
+def basis_first(found: list[FoundCitation]) -> list[FoundCitation]:
+    """The answer's citations in reading order, but the articles a quoted norm refers to after the ones quoted: the
+    first citation is what the answer rests on, not an article the quote happens to mention on its way."""
+    return sorted(found, key=lambda c: c.how == "source")
+
+
 def split_ref(ref: str) -> tuple[str, str]:
     """"КЗпП ст. 36" -> ("КЗпП", "36")."""
     label, _, article = ref.rpartition(" ст. ")
@@ -340,7 +369,7 @@ def find_citations(text: str, labels: Mapping[str, str], *, titles: Mapping[str,
             else:
                 out.append(FoundCitation(bound.label, num, bound.nreg, start, end, bound.how, part))
         consumed = pos = end
-    return out
+    return [_quoted_source(text, c, out[:i], out[i + 1:]) for i, c in enumerate(out)]
 
 
 def citation_keys(refs: Collection[str], labels: Mapping[str, str]) -> set[tuple[str, str]]:

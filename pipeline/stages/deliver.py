@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from legaltext.citations import FoundCitation, find_citations
+from legaltext.citations import FoundCitation, basis_first, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
 from pipeline.coverage import gap_sentences, unnamed_acts
 
@@ -39,7 +39,7 @@ def deliver(draft: Draft, result: VerifyResult, labels: Mapping[str, str], suppo
         if len(good) < len(group):  # rewrite the mention: what survives in canonical form, then the marker
             survivors = ", ".join(dict.fromkeys(c.article_ref for c in good))
             text = text[:start] + (f"{survivors} " if survivors else "") + REMOVED + text[end:]
-    for c in found:
+    for c in basis_first(found):
         if _keep(c, supported, refused):
             kept.setdefault(c.article_ref, Citation(article_ref=c.article_ref, act_nreg=c.act_nreg,
                                                     article=c.article))

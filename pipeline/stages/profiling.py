@@ -73,8 +73,11 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
 
 _ACT_HEAD = re.compile(r"\b(?P<head>[Кк]одекс\w*|[Зз]акон(?:у|ом|і|ів|ами|и)?)\b")
 _ADJ_BEFORE = re.compile(r"((?:[А-ЯІЇЄҐа-яіїєґ'’ʼ-]+(?:ого|ому|им|ий|ій|ої|ою|ий|ня|ні)\s+){1,2})$")
+# "закони про це", "закон про щорічні відпустки": a pronoun or a conjunction after "про" ends the name (whole words
+# only: "що" stops "про що", not "про щорічні").
 _TAIL_AFTER = re.compile(
-    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і)[^\s,.;?!]+){1,4}))")
+    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!(?:щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і|це|цей|ці|цього|"
+    r"цьому|цим|таке|такі|такий|все|усе|всі|нього|неї|них|мене|нас|вас|себе)\b)[^\s,.;?!]+){1,4}))")
 PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
 # Words before "закон"/"кодекс" that ask about or point at an act rather than name one: «яким законом це
 # врегульовано?», «відповідно до чинного закону» — no act to resolve.
@@ -97,9 +100,8 @@ def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, in
             before = None
         after = _TAIL_AFTER.match(text[m.end():])
         phrase = (before.group(1) if before else "") + m.group("head") + (" " + after.group(1) if after else "")
-        phrase = phrase.strip()
-        if phrase.lower() not in {"закон", "закону", "кодекс", "кодексу"} or before or after:
-            phrases.append(phrase)
+        if before or after:  # the act word alone, in any case ("якщо в законі не вказано"), names no act
+            phrases.append(phrase.strip())
     return list(dict.fromkeys(phrases))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from legaltext.citations import find_citations
+from legaltext.citations import basis_first, find_citations
 from pipeline.contracts import Citation, Draft
 from pipeline.messages import Completion, Message
 
@@ -18,7 +18,7 @@ def write(*, messages: list[Message], complete: CompleteFn, labels: dict[str, st
           attempt: int) -> Draft:
     completion = complete(messages)
     seen: dict[str, Citation] = {}
-    for c in find_citations(completion.text, labels):
+    for c in basis_first(find_citations(completion.text, labels)):
         seen.setdefault(c.article_ref, Citation(article_ref=c.article_ref, act_nreg=c.act_nreg, article=c.article))
     return Draft(text=completion.text, citations=list(seen.values()), provider=provider, model=completion.model,
                  attempt=attempt)

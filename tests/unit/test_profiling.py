@@ -185,3 +185,18 @@ def test_an_article_named_without_its_act_is_fetched_with_the_words_that_describ
     named = plan_search(question="Що передбачає ст. 36 КЗпП?", profile=profile("Що передбачає ст. 36 КЗпП?"),
                         top_k=10).steps[0]
     assert named.act_filter == ["322-08"] and named.query == "ст. 36"
+
+
+@pytest.mark.parametrize("question", [
+    "Який максимальний строк, якщо в законі не вказано?",
+    "Чи передбачено це законом?",
+    "Що кажуть закони про це?",
+    "У кодексі нічого немає про це?",
+])
+def test_the_act_word_alone_in_any_case_names_no_act(question: str) -> None:
+    # «в законі не вказано» is not an act to look for: as an unresolved phrase it declared a coverage gap «(законі)»
+    assert profile(question).unresolved_act_phrases == []
+
+
+def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
+    assert profile("Що каже стаття 4 процесуального кодексу?").unresolved_act_phrases == ["процесуального кодексу"]

@@ -99,6 +99,59 @@ def test_an_act_less_mention_takes_the_act_named_earlier_in_its_sentence_not_the
                                                        ("КЗпП ст. 7", "evidence")]
 
 
+QUOTE_OF_LAW = ("Коротко: Щорічна відпустка збільшується у випадках, передбачених частиною другою статті 12 цього "
+                "Закону, за згодою сторін (Закон «Про відпустки» ст. 6).")
+
+
+def test_a_mention_inside_a_quote_is_the_quoted_sources_article() -> None:
+    # given the offline writer's form: a verbatim sentence of a law, its source in parentheses after it
+    found = find_citations(QUOTE_OF_LAW, LABELS, evidence=EVIDENCE)
+    # then "статті 12 цього Закону" is the quoted law's article 12 (nothing before it names an act)
+    assert [(c.article_ref, c.how) for c in found] == [("Закон «Про відпустки» ст. 12", "source"),
+                                                       ("Закон «Про відпустки» ст. 6", "label")]
+
+
+def test_this_law_in_a_second_quote_is_its_own_source_not_the_law_quoted_above() -> None:
+    # given two quotes of two laws, the second referring to "статтею 3 цього Закону"
+    text = ("Коротко: Відпустка становить 24 дні (Закон «Про відпустки» ст. 6).\n"
+            "— Мінімальна заробітна плата встановлюється статтею 3 цього Закону (Закон «Про оплату праці» ст. 10).")
+    found = find_citations(text, LABELS)
+    # then article 3 is the Law on Remuneration's, as its own text says — not the Law on Leave's
+    assert [(c.article_ref, c.how) for c in found] == [("Закон «Про відпустки» ст. 6", "label"),
+                                                       ("Закон «Про оплату праці» ст. 3", "source"),
+                                                       ("Закон «Про оплату праці» ст. 10", "label")]
+    # while in one sentence the law named before still binds it
+    same = find_citations("Відпустка — Закон «Про відпустки» ст. 6, а перенесення — за статтею 12 цього Закону "
+                          "(Закон «Про оплату праці» ст. 10).", LABELS)
+    assert [c.article_ref for c in same][1] == "Закон «Про відпустки» ст. 12"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("Див. статтю 12 цього Закону. Інше (Закон «Про відпустки» ст. 6).", id="source-in-next-sentence"),
+        pytest.param("За статтею 12 цього Закону і Закон «Про відпустки» ст. 6.", id="source-not-in-parentheses"),
+        pytest.param("Строки за статтею 12 цього Кодексу (Закон «Про відпустки» ст. 6).",
+                     id="a-code-quoted-from-a-law"),
+    ],
+)
+def test_a_mention_outside_a_quoted_sources_sentence_stays_unbound(text: str) -> None:
+    first = find_citations(text, LABELS, evidence=EVIDENCE)[0]
+    assert (first.article_ref, first.how, first.act_nreg) == ("ст. 12", "unbound", None)
+
+
+def test_a_quote_that_names_another_article_of_its_source_verifies_without_a_retry() -> None:
+    # given the quote above and both articles in the evidence: before, "ст. 12" was an unknown act → retry_write
+    result = verify(draft(QUOTE_OF_LAW), PROMPT, LABELS, None)
+    assert result.verdict == "complete"
+    assert {c.article_ref: c.status for c in result.citations} == {"Закон «Про відпустки» ст. 12": "supported",
+                                                                   "Закон «Про відпустки» ст. 6": "supported"}
+    # and the answer rests on the quoted article: it is the first citation, the one the quote mentions follows
+    answer = deliver(draft(QUOTE_OF_LAW), result, LABELS, "partial", None)
+    assert answer.text == QUOTE_OF_LAW
+    assert [c.article_ref for c in answer.citations] == ["Закон «Про відпустки» ст. 6", "Закон «Про відпустки» ст. 12"]
+
+
 def test_numbers_that_are_not_articles_are_not_read_as_a_list() -> None:
     found = find_citations("Згідно зі статтею 36, 5 працівників звільнено; тест. 7 не стаття.", LABELS)
     assert [c.article for c in found] == ["36"]
