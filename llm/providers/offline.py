@@ -81,6 +81,7 @@ class _Quote:
     score: float
     rank: int  # the source's position in the evidence
     pos: int  # the sentence's position in its source
+    header: str | None = None  # the words a list item continues ("Не підлягають призову … військовозобов'язані:")
 
 
 STEM_CHARS = 6  # "звільнити" and "звільнення" are two lemmas of one idea: sentences are matched on stems
@@ -126,6 +127,36 @@ class _Scorer:
 
 def _split(body: str) -> list[str]:
     return [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15]
+
+
+_ITEM = re.compile(r"^(?:\d+(?:-\d+)?\)|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")  # "11) які мають …", "а) …", "— …", "які …"
+HEADER_CHARS = 240
+
+
+def _with_headers(sentences: list[str]) -> list[tuple[str, str | None]]:
+    """Each sentence with the words its list continues: statutes enumerate ("… не підлягають призову
+    військовозобов'язані:" then "11) які мають дружину …;"), and an item quoted alone answers nothing. The list ends
+    with the sentence that closes with a full stop."""
+    out: list[tuple[str, str | None]] = []
+    header: str | None = None
+    for s in sentences:
+        out.append((s, header if header and _ITEM.match(s) else None))
+        if s.rstrip().endswith(":"):
+            header = s
+        elif s.rstrip().endswith((".", "!", "?")):
+            header = None
+    return out
+
+
+def _quoted(q: _Quote, keep: set[str]) -> str:
+    """The sentence as quoted: a list item after the words it continues, cut to the end that leads into it."""
+    body = _clip(q.sentence, keep)
+    if not q.header:
+        return body
+    header = q.header.rstrip(" :")
+    if len(header) > HEADER_CHARS:
+        header = "… " + header[-HEADER_CHARS:].split(" ", 1)[-1]
+    return f"{header}: {body}"
 
 
 def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) -> str:
@@ -179,14 +210,16 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
                 quotable: Callable[[str, str], bool]) -> list[_Quote]:
     """Every quotable statement of every law source, scored; the item defining an asked term first."""
     headed = [(ref, body, _heading_line(body)) for ref, body in sources]
-    rows = [(rank, ref, pos, s) for rank, (ref, body, heading) in enumerate(headed)
-            for pos, s in enumerate(x for x in _split(body) if x != heading)
+    rows = [(rank, ref, pos, s, header) for rank, (ref, body, heading) in enumerate(headed)
+            for pos, (s, header) in enumerate(_with_headers([x for x in _split(body) if x != heading]))
             if is_statement(s) and quotable(ref, s)]
-    scorer = _Scorer(question, [s for *_, s in rows])
+    scorer = _Scorer(question, [s for *_, s, _ in rows])
     quotes = []
-    for i, (rank, ref, pos, s) in enumerate(rows):
+    for i, (rank, ref, pos, s, header) in enumerate(rows):
         score = scorer.score(i, s) / (1 + SOURCE_RANK_DECAY * rank) + (100.0 if _defines(s, asked) else 0.0)
-        quotes.append(_Quote(ref, s, score, rank, pos))
+        # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate
+        header = header if header and quotable(ref, header) and not extract_terms(s, DEFINITIONS_CONTEXT) else None
+        quotes.append(_Quote(ref, s, score, rank, pos, header))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
 
 
@@ -258,10 +291,10 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
         return ["Коротко: питання регулюють норми, наведені в підставах."]
     # With the act itself missing, what follows is related law, not the answer: say so.
     opener = "Пов'язані норми, які є в базі знань" if prompt.gaps else "Коротко"
-    lines = [f"{opener}: {_clip(chosen[0].sentence, keep)} ({chosen[0].ref})."]
+    lines = [f"{opener}: {_quoted(chosen[0], keep)} ({chosen[0].ref})."]
     details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
     if details:
-        lines.append("Детальніше:\n" + "\n".join(f"— {_clip(q.sentence, keep)} ({q.ref})." for q in details))
+        lines.append("Детальніше:\n" + "\n".join(f"— {_quoted(q, keep)} ({q.ref})." for q in details))
     return lines
 
 

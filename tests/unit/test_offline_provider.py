@@ -133,3 +133,38 @@ def test_a_lay_phrase_counts_only_where_the_statutes_whole_phrase_stands() -> No
     whole, one_word, nothing = (scorer.score(i, s) for i, s in enumerate(sentences))
     # then only the whole phrase counts: «тимчасово вилучене майно» shares a word, not a meaning
     assert whole > 0 and one_word == 0 and nothing == 0
+
+
+MOBILISATION = SourceBlock(
+    "Закон «Про мобілізацію» ст. 23", "m23", "Відстрочка від призову на військову службу під час мобілізації",
+    "1. Не підлягають призову на військову службу під час мобілізації військовозобов'язані:\n"
+    "1) заброньовані на період мобілізації та на воєнний час за органами державної влади;\n"
+    "11) які мають дружину (чоловіка) з числа осіб з інвалідністю I чи II групи;\n"
+    "12) які мають одного з батьків з інвалідністю I чи II групи.\n"
+    "2. Громадяни подають документи до територіального центру комплектування.")
+
+
+def test_a_list_item_is_quoted_after_the_words_it_continues() -> None:
+    # given a question answered by one item of a statute's list
+    answer = compose_answer(messages(blocks=[MOBILISATION],
+                                     question="Дружина має другу групу інвалідності. Чи можуть мене мобілізувати?"))
+    lead = answer.split("\n")[0]
+    # then the item is not quoted alone («11) які мають дружину …» answers nothing): its list's opening leads it
+    assert lead == ("Коротко: Не підлягають призову на військову службу під час мобілізації військовозобов'язані: "
+                    "11) які мають дружину (чоловіка) з числа осіб з інвалідністю I чи II групи "
+                    "(Закон «Про мобілізацію» ст. 23).")
+
+
+def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quoted_alone() -> None:
+    from llm.providers.offline import _with_headers
+
+    sentences = ["Працівники мають право:", "1) на відпустку;", "2) на оплату праці.", "інші права визначає закон."]
+    assert [h for _, h in _with_headers(sentences)] == [None, "Працівники мають право:", "Працівники мають право:",
+                                                         None]
+    # an opening that points at an article outside the sources is not quotable, so the item goes alone
+    block = SourceBlock("КЗпП ст. 75", "k75", None,
+                        "Відповідно до статті 12 Закону України «Про відпустки» відпустка надається:\n"
+                        "1) тривалістю не менш як 24 календарних дні за відпрацьований робочий рік.")
+    lead = compose_answer(messages(blocks=[block])).split("\n")[0]
+    assert lead == ("Коротко: 1) тривалістю не менш як 24 календарних дні за відпрацьований робочий рік "
+                    "(КЗпП ст. 75).")
