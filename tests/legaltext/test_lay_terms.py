@@ -24,6 +24,7 @@ EXPANDS = [
     pytest.param("Чи можна отримати землю безкоштовно?", {"безоплатно"}, id="free-of-charge"),
     pytest.param("Скільки платять за переробки?", {"надурочний"}, id="overtime"),
     pytest.param("Чи можуть забрати машину для армії?", {"примусовий", "відчуження"}, id="requisition"),
+    pytest.param("Майно записане на мого чоловіка", {"подружжя"}, id="my-husband"),
 ]
 
 
@@ -44,6 +45,7 @@ NOT_EXPANDED = [
     pytest.param("Скільки коштує оформлення документів у ЦНАП?", {"трудовий"}, id="paperwork-is-not-employment"),
     pytest.param("Зарплату затримують вже місяць", {"строк"}, id="phrase-only-in-order"),
     pytest.param("Скільки відсотків ЄСВ платить роботодавець?", {"процент"}, id="percent-is-not-loan-interest"),
+    pytest.param("У вакансії написано «тільки чоловіки до 35 років»", {"подружжя"}, id="men-are-not-husbands"),
 ]
 
 
