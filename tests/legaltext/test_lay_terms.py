@@ -25,6 +25,7 @@ EXPANDS = [
     pytest.param("Скільки платять за переробки?", {"надурочний"}, id="overtime"),
     pytest.param("Чи можуть забрати машину для армії?", {"примусовий", "відчуження"}, id="requisition"),
     pytest.param("Майно записане на мого чоловіка", {"подружжя"}, id="my-husband"),
+    pytest.param("Чи можна звільнитися під час війни без відпрацювання?", {"воєнний"}, id="during-the-war"),
 ]
 
 
@@ -46,6 +47,13 @@ NOT_EXPANDED = [
     pytest.param("Зарплату затримують вже місяць", {"строк"}, id="phrase-only-in-order"),
     pytest.param("Скільки відсотків ЄСВ платить роботодавець?", {"процент"}, id="percent-is-not-loan-interest"),
     pytest.param("У вакансії написано «тільки чоловіки до 35 років»", {"подружжя"}, id="men-are-not-husbands"),
+    pytest.param("Пральна машина зламалась через тиждень", {"транспортний"}, id="washing-machine-is-not-a-vehicle"),
+    pytest.param("Чи карається дача показань під тиском?", {"садівництво"}, id="giving-evidence-is-not-a-dacha"),
+    pytest.param("Влізли в борги через кредит", {"проникнення"}, id="debts-are-not-a-break-in"),
+    pytest.param("Які пільги має ветеран війни?", {"воєнний"}, id="war-veteran-is-not-martial-law"),
+    pytest.param("Вкрали золотий браслет", {"електронний"}, id="jewellery-is-not-a-tag"),
+    pytest.param("Сусід посадив дерева біля межі", {"позбавлення", "воло"}, id="planting-is-not-prison"),
+    pytest.param("Що належить до комунальної власності громади?", {"житлово-комунальний"}, id="municipal-property"),
 ]
 
 
