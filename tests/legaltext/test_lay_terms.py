@@ -26,6 +26,7 @@ EXPANDS = [
     pytest.param("Чи можуть забрати машину для армії?", {"примусовий", "відчуження"}, id="requisition"),
     pytest.param("Майно записане на мого чоловіка", {"подружжя"}, id="my-husband"),
     pytest.param("Чи можна звільнитися під час війни без відпрацювання?", {"воєнний"}, id="during-the-war"),
+    pytest.param("Який термін розгляду скарги?", {"строк"}, id="time-limit"),
 ]
 
 
@@ -54,6 +55,7 @@ NOT_EXPANDED = [
     pytest.param("Вкрали золотий браслет", {"електронний"}, id="jewellery-is-not-a-tag"),
     pytest.param("Сусід посадив дерева біля межі", {"позбавлення", "воло"}, id="planting-is-not-prison"),
     pytest.param("Що належить до комунальної власності громади?", {"житлово-комунальний"}, id="municipal-property"),
+    pytest.param("Що означає термін «деалкоголізація» у законодавстві?", {"строк"}, id="a-term-is-not-a-time-limit"),
 ]
 
 
