@@ -27,6 +27,7 @@ EXPANDS = [
     pytest.param("Майно записане на мого чоловіка", {"подружжя"}, id="my-husband"),
     pytest.param("Чи можна звільнитися під час війни без відпрацювання?", {"воєнний"}, id="during-the-war"),
     pytest.param("Який термін розгляду скарги?", {"строк"}, id="time-limit"),
+    pytest.param("Мене розвели на гроші в інтернеті", {"шахрайство"}, id="scammed"),
 ]
 
 
@@ -56,6 +57,7 @@ NOT_EXPANDED = [
     pytest.param("Сусід посадив дерева біля межі", {"позбавлення", "воло"}, id="planting-is-not-prison"),
     pytest.param("Що належить до комунальної власності громади?", {"житлово-комунальний"}, id="municipal-property"),
     pytest.param("Що означає термін «деалкоголізація» у законодавстві?", {"строк"}, id="a-term-is-not-a-time-limit"),
+    pytest.param("Мене розвели на гроші в інтернеті", {"розірвання", "шлюб"}, id="scammed-is-not-divorced"),
 ]
 
 
