@@ -1,0 +1,108 @@
+"""The lay-terms thesaurus (legaltext/lay_terms.py, entries in lay_terms.tsv): a lay phrase matches the forms people
+write, the statute's words come out, and a word with another sense is left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from legaltext.lay_terms import DATA_FILE, LAY_TERMS, expansion_phrases, expansions, read_terms
+from legaltext.text import content_lemmas
+
+EXPANDS = [
+    pytest.param("Мене звільнили, коли я був на больнічному", {"тимчасовий", "непрацездатність"},
+                 id="surzhyk-sick-leave"),
+    pytest.param("Мене мобілізували, а я ФОП", {"призов", "мобілізація", "підприємець"}, id="mobilised-fop"),
+    pytest.param("Прийшла повістка з ТЦК", {"комплектування"}, id="tck-abbreviation"),
+    pytest.param("Чи можуть оштрафувати за матюки?", {"штраф", "нецензурний", "лайка", "хуліганство"}, id="swearing"),
+    pytest.param("Помилково переказала гроші на чужу картку", {"безпідставно", "набутий"}, id="mistaken-transfer"),
+    pytest.param("Чи можуть мене виписать з квартири?", {"користування", "жилий", "приміщення"},
+                 id="deregister-inflected"),
+    pytest.param("Поліцейський наділи наручники без причини", {"кайданки"}, id="handcuffs"),
+    pytest.param("Скільки днів відпуски мені положено?", {"відпустка"}, id="russism-leave"),
+    pytest.param("Чи можна отримати землю безкоштовно?", {"безоплатно"}, id="free-of-charge"),
+    pytest.param("Скільки платять за переробки?", {"надурочний"}, id="overtime"),
+    pytest.param("Чи можуть забрати машину для армії?", {"примусовий", "відчуження"}, id="requisition"),
+    pytest.param("Майно записане на мого чоловіка", {"подружжя"}, id="my-husband"),
+    pytest.param("Чи можна звільнитися під час війни без відпрацювання?", {"воєнний"}, id="during-the-war"),
+    pytest.param("Який термін розгляду скарги?", {"строк"}, id="time-limit"),
+    pytest.param("Мене розвели на гроші в інтернеті", {"шахрайство"}, id="scammed"),
+]
+
+
+@pytest.mark.parametrize(("question", "statute_words"), EXPANDS)
+def test_a_lay_phrase_brings_the_statutes_words_in_the_form_people_write_it(question: str,
+                                                                            statute_words: set[str]) -> None:
+    # when
+    added = set(expansions(content_lemmas(question)))
+    # then
+    assert statute_words <= added, added
+
+
+NOT_EXPANDED = [
+    pytest.param("Патрульний виписав мені штраф", {"жилий", "користування"}, id="fine-is-not-deregistration"),
+    pytest.param("Лікар виписав рецепт", {"жилий", "користування"}, id="prescription-is-not-deregistration"),
+    pytest.param("До якого віку платять аліменти?", {"кримінальний"}, id="age-is-not-criminal-age"),
+    pytest.param("З якого віку можна голосувати?", {"кримінальний"}, id="voting-age"),
+    pytest.param("Скільки коштує оформлення документів у ЦНАП?", {"трудовий"}, id="paperwork-is-not-employment"),
+    pytest.param("Зарплату затримують вже місяць", {"строк"}, id="phrase-only-in-order"),
+    pytest.param("Скільки відсотків ЄСВ платить роботодавець?", {"процент"}, id="percent-is-not-loan-interest"),
+    pytest.param("У вакансії написано «тільки чоловіки до 35 років»", {"подружжя"}, id="men-are-not-husbands"),
+    pytest.param("Пральна машина зламалась через тиждень", {"транспортний"}, id="washing-machine-is-not-a-vehicle"),
+    pytest.param("Чи карається дача показань під тиском?", {"садівництво"}, id="giving-evidence-is-not-a-dacha"),
+    pytest.param("Влізли в борги через кредит", {"проникнення"}, id="debts-are-not-a-break-in"),
+    pytest.param("Які пільги має ветеран війни?", {"воєнний"}, id="war-veteran-is-not-martial-law"),
+    pytest.param("Вкрали золотий браслет", {"електронний"}, id="jewellery-is-not-a-tag"),
+    pytest.param("Сусід посадив дерева біля межі", {"позбавлення", "воло"}, id="planting-is-not-prison"),
+    pytest.param("Що належить до комунальної власності громади?", {"житлово-комунальний"}, id="municipal-property"),
+    pytest.param("Що означає термін «деалкоголізація» у законодавстві?", {"строк"}, id="a-term-is-not-a-time-limit"),
+    pytest.param("Мене розвели на гроші в інтернеті", {"розірвання", "шлюб"}, id="scammed-is-not-divorced"),
+]
+
+
+@pytest.mark.parametrize(("question", "absent"), NOT_EXPANDED)
+def test_a_word_in_another_sense_or_order_does_not_expand(question: str, absent: set[str]) -> None:
+    # when
+    added = set(expansions(content_lemmas(question)))
+    # then
+    assert not absent & added, added
+
+
+def test_a_phrase_of_several_words_expands_only_as_a_whole() -> None:
+    # given «вивезти дитину за кордон» (a child taken abroad) and a question with two of its three words apart
+    whole = expansion_phrases(content_lemmas("Чи можу я вивезти дитину за кордон без згоди батька?"))
+    apart = expansion_phrases(content_lemmas("Я хочу вивезти речі, а дитина поїде за кордон"))
+    # then only the whole phrase brings the statute's «виїзд дитини за межі України»
+    assert ("виїзд", "дитина", "межа") in whole
+    assert ("виїзд", "дитина", "межа") not in apart
+
+
+def test_every_entry_has_words_to_match_and_words_to_add() -> None:
+    # then no entry is dead: a phrase of stopwords or two-letter words never matches anything
+    assert LAY_TERMS == read_terms(DATA_FILE)
+    dead = [lay for lay, legal in LAY_TERMS.items() if not content_lemmas(lay) or not content_lemmas(legal)]
+    assert dead == []
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    pytest.param("# comment\nлікарняний\tтимчасова непрацездатність\nлікарняний\tхвороба\n", "given twice", id="twice"),
+    pytest.param("лікарняний тимчасова непрацездатність\n", "expected", id="no-tab"),
+    pytest.param("лікарняний\t \n", "expected", id="no-statute-words"),
+])
+def test_a_malformed_or_repeated_line_is_an_error(tmp_path: Path, text: str, error: str) -> None:
+    # given
+    path = tmp_path / "terms.tsv"
+    path.write_text(text, encoding="utf-8")
+    # then
+    with pytest.raises(ValueError, match=error):
+        read_terms(path)
+
+
+def test_comments_and_blank_lines_are_skipped_and_the_order_is_kept(tmp_path: Path) -> None:
+    # given
+    path = tmp_path / "terms.tsv"
+    path.write_text("# header\n\nзарплата\tзаробітна плата\n  # indented comment\nдекрет\tвідпустка\n",
+                    encoding="utf-8")
+    # then
+    assert list(read_terms(path).items()) == [("зарплата", "заробітна плата"), ("декрет", "відпустка")]
