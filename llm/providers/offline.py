@@ -223,14 +223,22 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
 
 
+def _completed(q: _Quote, quotes: list[_Quote]) -> _Quote:
+    """An opening ("… не підлягають призову військовозобов'язані:") says nothing until its list does: it is quoted
+    through its best item, which carries it as the header."""
+    if not q.sentence.rstrip().endswith(":"):
+        return q
+    return next((i for i in quotes if i.header == q.sentence and i.ref == q.ref), q)
+
+
 def _choose(quotes: list[_Quote]) -> list[_Quote]:
     """The lead (the best sentence of the whole evidence) and the details that weigh enough beside it."""
     if not quotes:
         return []
     lead = quotes[0]
     if lead.score <= 0:  # nothing shares a word with the question: the first statement of the best source
-        return [min(quotes, key=lambda q: (q.rank, q.pos))]
-    chosen = [lead]
+        return [_completed(min(quotes, key=lambda q: (q.rank, q.pos)), quotes)]
+    chosen = [_completed(lead, quotes)]
     per_source = Counter([lead.ref])
     for q in quotes[1:]:
         if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
@@ -238,6 +246,9 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
         new_source = q.ref not in per_source
         if per_source[q.ref] >= MAX_SENTENCES_PER_SOURCE or (new_source and len(per_source) >= MAX_SOURCES):
             continue
+        q = _completed(q, quotes)
+        if any(c.sentence == q.sentence and c.ref == q.ref for c in chosen):
+            continue  # an opening completed by the item already chosen
         chosen.append(q)
         per_source[q.ref] += 1
     return chosen
