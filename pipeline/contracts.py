@@ -66,7 +66,11 @@ class ArticleRefCue(Section):
 class QueryProfile(Section):
     mode: Literal["law", "mixed", "memory"]
     law_only: bool
-    act_hints: list[ActCue] = Field(default_factory=list)
+    act_hints: list[ActCue] = Field(default_factory=list)  # acts the question names ("за КЗпП", "закон про …")
+    # Acts whose title words the question uses for its subject, not as a name ("під час воєнного стану" is not
+    # "Закон «Про правовий режим воєнного стану»"): searched beside the question at a lower weight, never a filter
+    # and never a coverage gap.
+    topic_acts: list[ActCue] = Field(default_factory=list)
     article_refs: list[ArticleRefCue] = Field(default_factory=list)
     goals: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)

@@ -57,7 +57,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     q_plain, pos_plain = tuple(s for s, _ in plain), [p for _, p in plain]
     q_pro, pos_pro = tuple(s for s, _ in pro), [p for _, p in pro]
     for entry in lexicon.entries:
-        for form in entry.name_forms:
+        for form in sorted(entry.name_forms, key=len, reverse=True):  # the fullest name: its words and place
             q_seq, positions = (q_pro, pos_pro) if form[0] == PRO else (q_plain, pos_plain)
             n = len(form)
             for i in range(len(q_seq) - n + 1):
@@ -69,6 +69,22 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     indexed_names = {cue.matched for cue, _ in found.values() if cue.how == "title" and cue.indexed}
     kept = [cp for cp in found.values() if cp[0].indexed or cp[0].how != "title" or cp[0].matched not in indexed_names]
     return sorted(kept, key=lambda cp: cp[1])
+
+
+_ACT_WORD_BEFORE = re.compile(r"(?:закон\w*|кодекс\w*|конституц\w*)\s+(?:україни\s+)?(?:[«\"]?про\s+)?$", re.I)
+ACT_WORD_WINDOW = 30  # chars before a title's words in which "закону", "Кодексу" make them a name
+
+
+def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
+    """An abbreviation, a number or an alias names the act; a title's words do when the question says they are an
+    act's: "закон про звернення громадян", "за Цивільним кодексом", "про відпустки". Without that, "під час
+    воєнного стану" or "судовий збір" is what the question is about, not the act it cites."""
+    if cue.how != "title":
+        return True
+    stems = cue.matched.split()
+    if stems[0] == PRO or any(s.startswith(("кодекс", "конституц")) for s in stems):
+        return True
+    return bool(_ACT_WORD_BEFORE.search(text[max(0, pos - ACT_WORD_WINDOW):pos]))
 
 
 _ACT_HEAD = re.compile(r"\b(?P<head>[Кк]одекс\w*|[Зз]акон(?:у|ом|і|ів|ами|и)?)\b")
@@ -130,6 +146,8 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     score = len(goals) + len(cues) + (len(keywords) > 12)
     complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
     unresolved = _unresolved_phrases(text, [pos for _, pos in cues], skip=(term[1], term[2]) if term else None)
-    return QueryProfile(mode=mode, law_only=mode == "law", act_hints=[c for c, _ in cues], article_refs=refs,
+    named = [c for c, pos in cues if _names_the_act(text, c, pos)]
+    return QueryProfile(mode=mode, law_only=mode == "law", act_hints=named,
+                        topic_acts=[c for c, _ in cues if c not in named], article_refs=refs,
                         goals=goals, keywords=keywords, complexity=complexity,
                         unresolved_act_phrases=unresolved, definition_term=term[0] if term else None)

@@ -21,6 +21,9 @@ LEXICON = ActLexicon.build([
     {"nreg": "2755-17", "title": "Податковий кодекс України", "abbreviations": ["ПКУ"], "aliases": [],
      "indexed": False},
     {"nreg": "504/96-ВР", "title": "Про відпустки", "abbreviations": [], "aliases": [], "indexed": True},
+    {"nreg": "389-19", "title": "Про правовий режим воєнного стану", "abbreviations": [],
+     "aliases": ["воєнний стан"], "indexed": True},  # the catalog's alias: how people refer to the law
+    {"nreg": "3674-17", "title": "Про судовий збір", "abbreviations": [], "aliases": [], "indexed": False},
 ])
 
 
@@ -200,3 +203,32 @@ def test_the_act_word_alone_in_any_case_names_no_act(question: str) -> None:
 
 def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
     assert profile("Що каже стаття 4 процесуального кодексу?").unresolved_act_phrases == ["процесуального кодексу"]
+
+
+@pytest.mark.parametrize(("question", "named", "topic"), [
+    pytest.param("Мене звільнили під час воєнного стану. Це законно?", [], ["389-19"], id="circumstance"),
+    pytest.param("Чи треба платити судовий збір за позов про аліменти?", [], ["3674-17"], id="unindexed-subject"),
+    pytest.param("Що каже закон про правовий режим воєнного стану про комендантську годину?", ["389-19"], [],
+                 id="law-named"),
+    pytest.param("Скільки днів відпустки за законом про відпустки?", ["504/96-ВР"], [], id="pro-title"),
+    pytest.param("Чи можна за Цивільним кодексом повернути товар?", ["435-15"], [], id="code-title"),
+    pytest.param("Який штраф за КУпАП?", ["80731-10"], [], id="abbreviation"),
+])
+def test_an_acts_title_words_name_it_only_when_the_question_says_they_are_an_act(
+        question: str, named: list[str], topic: list[str]) -> None:
+    result = profile(question)
+    assert [c.nreg for c in result.act_hints] == named
+    assert [c.nreg for c in result.topic_acts] == topic
+
+
+def test_a_subject_act_is_searched_beside_the_question_not_instead_of_it() -> None:
+    from pipeline.stages.planning import TOPIC_ACT_WEIGHT, plan_search
+
+    question = "Мене звільнили під час воєнного стану. Це законно?"
+    steps = plan_search(question=question, profile=profile(question), top_k=10).steps
+    assert steps[0].act_filter == [] and steps[0].weight == 1
+    assert [(s.act_filter, s.weight) for s in steps if "389-19" in s.act_filter] == [(["389-19"], TOPIC_ACT_WEIGHT)]
+    # a subject act the base does not index is no coverage gap: the gate never sees it as named
+    unindexed = profile("Чи треба платити судовий збір за позов про аліменти?")
+    assert unindexed.act_hints == [] and all("3674-17" not in s.act_filter
+                                              for s in plan_search(question="q", profile=unindexed, top_k=10).steps)
