@@ -130,6 +130,7 @@ def _split(body: str) -> list[str]:
 
 
 _ITEM = re.compile(r"^(?:\d+(?:-\d+)?\)|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")  # "11) які мають …", "а) …", "— …", "які …"
+_INLINE_LIST = re.compile(r":\s+(?:\d+(?:-\d+)?|[а-яіїєґ])\)\s")
 HEADER_CHARS = 240
 
 
@@ -141,10 +142,13 @@ def _with_headers(sentences: list[str]) -> list[tuple[str, str | None]]:
     header: str | None = None
     for s in sentences:
         out.append((s, header if header and _ITEM.match(s) else None))
+        inline = _INLINE_LIST.search(s)  # "… стягнення: 1) зауваження;" — the list opens inside the sentence
         if s.rstrip().endswith(":"):
             header = s
         elif s.rstrip().endswith((".", "!", "?")):
             header = None
+        elif inline:
+            header = s[:inline.start() + 1]
     return out
 
 

@@ -161,6 +161,12 @@ def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quo
     sentences = ["Працівники мають право:", "1) на відпустку;", "2) на оплату праці.", "інші права визначає закон."]
     assert [h for _, h in _with_headers(sentences)] == [None, "Працівники мають право:", "Працівники мають право:",
                                                          None]
+    # a list opened inside a sentence, as snippets often carry it on one line
+    inline = ["До службовців застосовується один із таких видів стягнення: 1) зауваження;", "2) догана;",
+              "4) звільнення з посади державної служби.", "Інше речення після переліку."]
+    assert [h for _, h in _with_headers(inline)] == [
+        None, "До службовців застосовується один із таких видів стягнення:",
+        "До службовців застосовується один із таких видів стягнення:", None]
     # an opening that points at an article outside the sources is not quotable, so the item goes alone
     block = SourceBlock("КЗпП ст. 75", "k75", None,
                         "Відповідно до статті 12 Закону України «Про відпустки» відпустка надається:\n"
