@@ -44,9 +44,11 @@ DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X -
 # Not statements: a repealed article's stub ("{Статтю 81 виключено …}") and a chapter or section title.
 _REPEALED = re.compile(r"виключено|втратил[аиоі]?\s+чинність|втратив\s+чинність", re.I)
 _TITLE = re.compile(r"^(?:глава|розділ|підрозділ|параграф|§)\s*[0-9IVXLCІ]+", re.I)
-# A question asking for a figure ("скільки днів", "який строк", "розмір штрафу") prefers a sentence holding one.
-_FIGURE_WORDS = frozenset({"скільки", "строк", "термін", "розмір", "сума", "тривалість", "вік", "день",
-                           "місяць", "рік", "година", "відсоток", "штраф", "мінімальний", "максимальний"})
+# A question asking for a figure ("скільки днів", "який строк", "розмір штрафу", "з якого віку") prefers a sentence
+# holding one. Read from the words as written: the analyser takes «віку» for «віка», «року» for «рок».
+_FIGURE_ASKED = re.compile(r"\b(?:скільк\w*|строк\w*|термін\w*|розмір\w*|тривал\w*|вік|віку|віком|днів|день|дня|дні|"
+                           r"місяц\w*|рок[иуіо]\w*|рік|годин\w*|відсот\w*|штраф\w*|мінімальн\w*|максимальн\w*|"
+                           r"сум[аиуо]\w*)\b", re.I)
 _FIGURE = re.compile(r"\d|\b(?:од(?:ин|на|ного)|дв[аоіу]\w*|тр[иь]\w*|чотир\w*|п'ят\w*|шіст\w*|сім\w*|"
                      r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*)", re.I)
 FIGURE_BONUS = 0.5  # in units of the best-matching word's weight
@@ -107,7 +109,7 @@ class _Scorer:
         phrases = (tuple(_unit(t) for t in ph if _unit(t) not in self.own) for ph in expansion_phrases(own))
         self.phrases = [p for p in dict.fromkeys(phrases) if p]  # in the thesaurus's order, each once
         self.weights = {t: 1.0 for t in [*self.own, *(t for p in self.phrases for t in p)]}
-        self.figure = bool(set(own) & _FIGURE_WORDS) or question.lower().startswith("скільки")
+        self.figure = bool(_FIGURE_ASKED.search(question))
         self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
         n = len(sentences) or 1
         df = Counter(t for lem in self.lemmas for t in lem if t in self.weights)

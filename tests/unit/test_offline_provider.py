@@ -174,3 +174,15 @@ def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quo
     lead = compose_answer(messages(blocks=[block])).split("\n")[0]
     assert lead == ("Коротко: 1) тривалістю не менш як 24 календарних дні за відпрацьований робочий рік "
                     "(КЗпП ст. 75).")
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("З якого віку можна голосувати на виборах?", True),  # «віку»: the analyser's lemma is «віка»
+    ("А за скільки днів треба попередити роботодавця?", True),  # «скільки» not first
+    ("Протягом якого року можна оскаржити?", True),
+    ("Чи можна голосувати за кордоном?", False),
+])
+def test_a_question_asking_for_a_figure_is_read_from_its_words(question: str, asks: bool) -> None:
+    from llm.providers.offline import _Scorer
+
+    assert _Scorer(question, []).figure is asks
