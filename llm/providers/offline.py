@@ -220,11 +220,16 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             for pos, (s, header) in enumerate(_with_headers([x for x in _split(body) if x != heading]))
             if is_statement(s) and quotable(ref, s)]
     scorer = _Scorer(question, [s for *_, s, _ in rows])
+    header_quotable: dict[tuple[str, str], bool] = {}  # the items of one list share its opening: checked once
     quotes = []
     for i, (rank, ref, pos, s, header) in enumerate(rows):
         score = scorer.score(i, s) / (1 + SOURCE_RANK_DECAY * rank) + (100.0 if _defines(s, asked) else 0.0)
-        # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate
-        header = header if header and quotable(ref, header) and not extract_terms(s, DEFINITIONS_CONTEXT) else None
+        if header is not None:
+            if (ref, header) not in header_quotable:
+                header_quotable[ref, header] = quotable(ref, header)
+            # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate
+            if not header_quotable[ref, header] or extract_terms(s, DEFINITIONS_CONTEXT):
+                header = None
         quotes.append(_Quote(ref, s, score, rank, pos, header))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
 

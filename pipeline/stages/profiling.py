@@ -146,8 +146,10 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     score = len(goals) + len(cues) + (len(keywords) > 12)
     complexity = "simple" if score <= 1 else ("moderate" if score <= 3 else "complex")
     unresolved = _unresolved_phrases(text, [pos for _, pos in cues], skip=(term[1], term[2]) if term else None)
-    named = [c for c, pos in cues if _names_the_act(text, c, pos)]
-    return QueryProfile(mode=mode, law_only=mode == "law", act_hints=named,
-                        topic_acts=[c for c, _ in cues if c not in named], article_refs=refs,
+    named: list[ActCue] = []
+    topic: list[ActCue] = []
+    for cue, pos in cues:
+        (named if _names_the_act(text, cue, pos) else topic).append(cue)
+    return QueryProfile(mode=mode, law_only=mode == "law", act_hints=named, topic_acts=topic, article_refs=refs,
                         goals=goals, keywords=keywords, complexity=complexity,
                         unresolved_act_phrases=unresolved, definition_term=term[0] if term else None)
