@@ -6,6 +6,13 @@ class EngineConfig(AppConfig):
     verbose_name = "Engine"
 
     def ready(self) -> None:
+        from django.conf import settings
+
         from engine import dispatch, shell
 
         dispatch.set_eager_executor(shell.execute_stage)
+        if settings.OFFLINE_WRITER_MEANING:  # the offline writer reads meaning with the retrieval model (loaded lazily)
+            from knowledge.embeddings import sentence_similarity
+            from llm.providers import offline
+
+            offline.set_sentence_similarity(sentence_similarity)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Protocol
 
@@ -112,3 +113,46 @@ def default_embedder() -> Embedder:
     from django.conf import settings
 
     return get_embedder(settings.EMBEDDING_MODEL, settings.EMBEDDING_THREADS)
+
+
+SENTENCE_CACHE_SIZE = 20_000  # sentence vectors kept per process (~31 MB at 384-d): the same evidence recurs
+
+
+class SentenceVectors:
+    """A statute sentence's passage vector, computed once per process and kept (least recently used out): the
+    offline writer compares every candidate sentence with the question, and the same articles answer many
+    questions. Misses are embedded in one batch."""
+
+    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE) -> None:
+        self._embedder = embedder
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def similarity(self, question: str, sentences: list[str]) -> list[float]:
+        """Cosine of the question with each sentence (the vectors are normalised)."""
+        query = self._embedder.embed_query([question])[0]
+        with self._lock:
+            missing = [s for s in dict.fromkeys(sentences) if s not in self._vectors]
+        fresh = dict(zip(missing, self._embedder.embed(missing), strict=True)) if missing else {}
+        with self._lock:
+            found: dict[str, np.ndarray | None] = {s: fresh[s] if s in fresh else self._vectors.get(s)
+                                                   for s in sentences}
+            for s, vector in fresh.items():
+                self._vectors[s] = vector
+            for s in sentences:
+                if s in self._vectors:
+                    self._vectors.move_to_end(s)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+        return [float(np.dot(vector, query)) if (vector := found[s]) is not None else 0.0 for s in sentences]
+
+
+@lru_cache(maxsize=1)
+def _sentence_vectors() -> SentenceVectors:
+    return SentenceVectors(default_embedder())
+
+
+def sentence_similarity(question: str, sentences: list[str]) -> list[float]:
+    """The process's model (loaded on first use) and its sentence cache."""
+    return _sentence_vectors().similarity(question, sentences)

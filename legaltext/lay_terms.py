@@ -55,6 +55,23 @@ def _entries() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
     return tuple(sorted(out, key=lambda e: -len(e[0])))
 
 
+@lru_cache(maxsize=1)
+def _worded() -> tuple[tuple[tuple[str, ...], str], ...]:
+    return tuple((key, legal) for key, legal in ((tuple(content_lemmas(lay)), legal) for lay, legal in
+                                                  LAY_TERMS.items()) if key)
+
+
+def statutory_words(lemmas: list[str]) -> list[str]:
+    """The statute's words, as the thesaurus writes them, for each lay phrase the lemmas hold (in the thesaurus's
+    order, each once)."""
+    found: dict[str, None] = {}
+    for key, legal in _worded():
+        n = len(key)
+        if any(tuple(lemmas[i:i + n]) == key for i in range(len(lemmas) - n + 1)):
+            found[legal] = None
+    return list(found)
+
+
 def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
     """The statutory phrases (lemmas in order) that the question's lay phrases stand for."""
     found: dict[tuple[str, ...], None] = {}

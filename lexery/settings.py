@@ -288,6 +288,9 @@ STORAGES = {
 
 # --- LLM ---------------------------------------------------------------------------------------------------
 LLM_PROVIDER = env.str("LLM_PROVIDER", default="offline")  # offline | openai
+# The offline writer weighs each candidate sentence's meaning (EMBEDDING_MODEL's cosine with the question) beside
+# its words: the process embedding the sentences loads the model on its first answer (llm/providers/offline.py).
+OFFLINE_WRITER_MEANING = env.bool("OFFLINE_WRITER_MEANING", default=True)
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
 OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
 OPENAI_TIMEOUT_S = env.float("OPENAI_TIMEOUT_S", default=60.0)

@@ -106,3 +106,13 @@ def test_comments_and_blank_lines_are_skipped_and_the_order_is_kept(tmp_path: Pa
                     encoding="utf-8")
     # then
     assert list(read_terms(path).items()) == [("зарплата", "заробітна плата"), ("декрет", "відпустка")]
+
+
+def test_the_statutes_words_are_given_as_the_thesaurus_writes_them() -> None:
+    from legaltext.lay_terms import LAY_TERMS, statutory_words
+    from legaltext.text import content_lemmas
+
+    # in the thesaurus's order, each once («лікарняний» and «на лікарняному» stand for the same words)
+    assert statutory_words(content_lemmas("Чи можуть звільнити, поки я на лікарняному?")) == [
+        LAY_TERMS["лікарняний"], LAY_TERMS["звільнити"]]
+    assert statutory_words(content_lemmas("Скільки днів триває щорічна відпустка?")) == []

@@ -21,9 +21,8 @@ LABOUR = SourceBlock(
     "Закону України «Про відпустки», — довше.")
 
 
-def answer(*blocks: SourceBlock) -> str:
-    return compose_answer(legacy_messages(profile=PROFILE, blocks=list(blocks),
-                                          question="Скільки днів триває щорічна основна відпустка?"))
+def answer(*blocks: SourceBlock, question: str = "Скільки днів триває щорічна основна відпустка?") -> str:
+    return compose_answer(legacy_messages(profile=PROFILE, blocks=list(blocks), question=question))
 
 
 def test_a_sentence_pointing_at_an_article_outside_the_sources_is_not_quoted() -> None:
@@ -38,7 +37,9 @@ def test_a_sentence_pointing_at_an_article_outside_the_sources_is_not_quoted() -
 def test_a_sentence_pointing_at_another_source_may_be_quoted() -> None:
     among = SourceBlock("Закон «Про відпустки» ст. 20", "k20", None, "Тривалість відпустки збільшується.")
 
-    text = answer(LEAVE, among)
+    # asked about the sentence that points there (the writer weighs meaning: asked about the length, it may lead
+    # with another sentence)
+    text = answer(LEAVE, among, question="У яких випадках збільшується щорічна основна відпустка?")
 
     assert "статтею 20 цього Закону" in text
     refs = {c.article_ref for c in find_citations(text, LABELS)}

@@ -1,0 +1,114 @@
+"""The offline writer weighs a sentence's meaning beside its words (llm/providers/offline.py ``_with_meaning``): a
+lay question that shares no word with the sentence answering it still leads with that sentence. The model is the
+real multilingual-e5 the retrieval uses, wired by engine/apps.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from assemble.prompt import SourceBlock, legacy_messages
+from knowledge.embeddings import SentenceVectors, default_embedder, sentence_similarity
+from llm.providers import offline
+from pipeline.contracts import SpecialistProfile
+
+SPECIALIST = SpecialistProfile(slug="demo", soul="Ти — уважний юрист.")
+# Rank 0 is a land lease, rank 1 the battery article: neither shares a word with the question.
+LEASE = SourceBlock("ЗК ст. 93", "z93", None, "Договір оренди землі укладається у письмовій формі на визначений строк.")
+BATTERY = SourceBlock("КК ст. 125", "k125", None,
+                      "Умисне легке тілесне ушкодження карається штрафом або громадськими роботами.")
+QUESTION = "Хлопець у барі розбив мені носа. Що йому буде?"
+
+
+@pytest.fixture
+def without_meaning() -> Iterator[None]:
+    wired = offline._similarity
+    offline.set_sentence_similarity(None)
+    yield
+    offline.set_sentence_similarity(wired)
+
+
+def lead(answer: str) -> str:
+    return next(line for line in answer.splitlines() if line.startswith("Коротко: "))
+
+
+def test_the_engine_wires_the_retrieval_model_into_the_writer() -> None:
+    assert offline._similarity is sentence_similarity
+
+
+def test_a_lay_question_leads_with_the_sentence_that_answers_it() -> None:
+    # when
+    answer = offline.compose_answer(legacy_messages(profile=SPECIALIST, blocks=[LEASE, BATTERY], question=QUESTION))
+    # then the battery article leads, though it is ranked second and shares no word with the question
+    assert "(КК ст. 125)" in lead(answer), answer
+
+
+def test_without_the_model_words_and_rank_choose(without_meaning: None) -> None:
+    answer = offline.compose_answer(legacy_messages(profile=SPECIALIST, blocks=[LEASE, BATTERY], question=QUESTION))
+    assert "(ЗК ст. 93)" in lead(answer), answer
+
+
+def test_meaning_is_added_to_the_word_scores_scaled_to_the_best(without_meaning: None) -> None:
+    # given cosines whose median is 0.5: the closest sentence gets the whole weight, the median and below none
+    offline.set_sentence_similarity(lambda question, sentences: [0.9, 0.5, 0.1])
+    # when
+    scores = offline._with_meaning("питання", ["a", "b", "c"], [2.0, 4.0, 0.0])
+    # then
+    assert scores == pytest.approx([0.5 + offline.MEANING_WEIGHT, 1.0, 0.0])
+
+
+def test_a_failing_model_leaves_the_word_scores(without_meaning: None, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(question: str, sentences: list[str]) -> list[float]:
+        raise RuntimeError("no model")
+
+    offline.set_sentence_similarity(broken)
+    assert offline._with_meaning("питання", ["a", "b"], [1.0, 0.0]) == [1.0, 0.0]
+    assert "sentence meaning unavailable" in caplog.text
+
+
+def test_only_the_first_sentences_are_embedded_and_cut(without_meaning: None) -> None:
+    seen: list[list[str]] = []
+
+    def similarity(question: str, sentences: list[str]) -> list[float]:
+        seen.append(sentences)
+        return [1.0 - i / len(sentences) for i in range(len(sentences))]
+
+    offline.set_sentence_similarity(similarity)
+    # given more sentences than are embedded, each longer than the part embedded
+    n = offline.MEANING_MAX_SENTENCES + 5
+    sentences = [f"речення {i} " + "слово " * offline.MEANING_CHARS for i in range(n)]
+    # when
+    scores = offline._with_meaning("питання", sentences, [0.0] * n)
+    # then the first ones, in the evidence's order, cut to MEANING_CHARS; the rest keep their word score
+    assert seen == [[s[:offline.MEANING_CHARS] for s in sentences[:offline.MEANING_MAX_SENTENCES]]]
+    assert scores[0] == pytest.approx(offline.MEANING_WEIGHT) and scores[-5:] == [0.0] * 5
+
+
+def test_sentence_vectors_are_embedded_once_and_the_oldest_dropped() -> None:
+    # given a cache of two over the real model, counting what it embeds
+    model = default_embedder()
+    embedded: list[str] = []
+
+    class Counting:
+        name, dim = model.name, model.dim
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            embedded.extend(texts)
+            return model.embed(texts)
+
+        def embed_query(self, texts: list[str]) -> np.ndarray:
+            return model.embed_query(texts)
+
+    vectors = SentenceVectors(Counting(), size=2)
+    first = vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
+    # when the same sentences come again, then a third
+    again = vectors.similarity(QUESTION, [LEASE.text, BATTERY.text])
+    vectors.similarity(QUESTION, ["Третє речення про інше."])
+    vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
+    # then each was embedded once until it was dropped as the least recently used (the lease, used before the
+    # battery in the second call)
+    assert embedded == [BATTERY.text, LEASE.text, "Третє речення про інше.", LEASE.text]
+    assert again == pytest.approx(first[::-1])
+    assert first[0] > first[1]  # the battery sentence is closer to the question than the lease
