@@ -44,6 +44,8 @@ class _Analyzer(Protocol):
 
     def parse(self, word: str) -> list[_Parse]: ...
 
+    def word_is_known(self, word: str) -> bool: ...
+
 
 @lru_cache(maxsize=1)
 def _morph() -> _Analyzer:
@@ -53,11 +55,27 @@ def _morph() -> _Analyzer:
     return analyzer
 
 
+# Where Ukrainian spelling puts an apostrophe (after a labial or р, before я, ю, є, ї): people often type none.
+_APOSTROPHE_SLOT = re.compile(r"(?<=[бпвмфр])(?=[яюєї])")
+
+
+def _with_apostrophe(word: str) -> str:
+    """«зобовязаний» as «зобов'язаний»: an unknown word the dictionary knows with an apostrophe in one of its slots;
+    any other word as it is (a known word is never changed)."""
+    if "'" in word or not _APOSTROPHE_SLOT.search(word) or _morph().word_is_known(word):
+        return word
+    for slot in _APOSTROPHE_SLOT.finditer(word):
+        fixed = f"{word[:slot.start()]}'{word[slot.start():]}"
+        if _morph().word_is_known(fixed):
+            return fixed
+    return word
+
+
 @lru_cache(maxsize=200_000)
 def lemma(word: str) -> str:
     if word.isdigit() or len(word) < 3:
         return word
-    return str(_morph().parse(word)[0].normal_form)
+    return str(_morph().parse(_with_apostrophe(word))[0].normal_form)
 
 
 def content_lemmas(text: str) -> list[str]:
