@@ -39,6 +39,8 @@ EXPANDS = [
     pytest.param("Мене обрахували в магазині", {"обраховування", "обман", "покупець"}, id="short-changed"),
     pytest.param("Взяв займ у мікрофінансовій", {"позика"}, id="russism-loan-as-a-phrase"),
     pytest.param("Прийшла повістка до суду", {"судовий", "виклик"}, id="court-summons"),
+    pytest.param("Його засудили заочно, поки він був за кордоном", {"спеціальний", "absentia"},
+                 id="convicted-in-absentia"),
 ]
 
 
@@ -77,6 +79,10 @@ NOT_EXPANDED = [
     pytest.param("Він самовільно залишив роботу", {"військовий"}, id="leaving-work-is-not-desertion"),
     pytest.param("Поїхав у город по справах", {"городництво"}, id="surzhyk-city-is-not-a-garden"),
     pytest.param("Релігійна громада хоче зареєструватися", {"територіальний"}, id="religious-community"),
+    pytest.param("Я навчаюся заочно, чи дадуть відпустку на сесію?", {"рішення", "розгляд"},
+                 id="studying-by-correspondence-is-not-a-default-judgment"),
+    pytest.param("Його засудили заочно, поки він був за кордоном", {"заочний"},
+                 id="a-conviction-is-not-a-civil-default-judgment"),
 ]
 
 
