@@ -28,6 +28,19 @@ EXPANDS = [
     pytest.param("Чи можна звільнитися під час війни без відпрацювання?", {"воєнний"}, id="during-the-war"),
     pytest.param("Який термін розгляду скарги?", {"строк"}, id="time-limit"),
     pytest.param("Мене розвели на гроші в інтернеті", {"шахрайство"}, id="scammed"),
+    pytest.param("Роботодавець не дає розрахунковий листок", {"повідомлення", "розшифровка", "утримання"},
+                 id="payslip"),
+    pytest.param("Працюю без оформлення вже пів року", {"допущений", "укладення", "наказ"}, id="unregistered-work"),
+    pytest.param("Мене били у відділку, щоб я зізнався", {"катування", "поводження"}, id="beaten-by-police"),
+    pytest.param("Дружину змушують свідчити проти чоловіка", {"відмова", "показання", "родич"},
+                 id="testify-against-family"),
+    pytest.param("Чи можуть громадянина вислати з країни?", {"вигнаний"}, id="exiled"),
+    pytest.param("Сусід щоосені палить листя біля паркану", {"випалювання", "рослинність"}, id="burning-leaves"),
+    pytest.param("Мене обрахували в магазині", {"обраховування", "обман", "покупець"}, id="short-changed"),
+    pytest.param("Взяв займ у мікрофінансовій", {"позика"}, id="russism-loan-as-a-phrase"),
+    pytest.param("Прийшла повістка до суду", {"судовий", "виклик"}, id="court-summons"),
+    pytest.param("Його засудили заочно, поки він був за кордоном", {"спеціальний", "absentia"},
+                 id="convicted-in-absentia"),
 ]
 
 
@@ -58,6 +71,18 @@ NOT_EXPANDED = [
     pytest.param("Що належить до комунальної власності громади?", {"житлово-комунальний"}, id="municipal-property"),
     pytest.param("Що означає термін «деалкоголізація» у законодавстві?", {"строк"}, id="a-term-is-not-a-time-limit"),
     pytest.param("Мене розвели на гроші в інтернеті", {"розірвання", "шлюб"}, id="scammed-is-not-divorced"),
+    pytest.param("Скільки часу займе розгляд справи?", {"позика"}, id="will-take-is-not-a-loan"),
+    pytest.param("Чи мушу я свідчити проти злочинця?", {"родич", "сім'я"}, id="testifying-is-not-about-family"),
+    pytest.param("Банк списав з картки комісію", {"стягнення", "боржник"}, id="bank-fee-is-not-enforcement"),
+    pytest.param("Чи можна обрахувати податок самостійно?", {"обман", "покупець"}, id="calculating-is-not-cheating"),
+    pytest.param("Як виправдати запізнення на роботу?", {"виправдувальний", "вирок"}, id="excuse-is-not-acquittal"),
+    pytest.param("Він самовільно залишив роботу", {"військовий"}, id="leaving-work-is-not-desertion"),
+    pytest.param("Поїхав у город по справах", {"городництво"}, id="surzhyk-city-is-not-a-garden"),
+    pytest.param("Релігійна громада хоче зареєструватися", {"територіальний"}, id="religious-community"),
+    pytest.param("Я навчаюся заочно, чи дадуть відпустку на сесію?", {"рішення", "розгляд"},
+                 id="studying-by-correspondence-is-not-a-default-judgment"),
+    pytest.param("Його засудили заочно, поки він був за кордоном", {"заочний"},
+                 id="a-conviction-is-not-a-civil-default-judgment"),
 ]
 
 
