@@ -70,13 +70,13 @@ def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
     return True
 
 
-def take_sent_marks() -> list[int]:
-    """The ids waiting for their sent mark, handed to the caller's statement (``give_back_sent_marks`` if it
-    fails)."""
+def take_sent_marks(limit: int | None = None) -> list[int]:
+    """The ids waiting for their sent mark (the oldest ``limit`` of them), handed to the caller's statement
+    (``give_back_sent_marks`` if it fails); the rest wait for the next claim or the timer."""
     with _sent_marks_lock:
-        marks = [outbox_id for outbox_id, _ in _sent_marks]
-        _sent_marks.clear()
-    return marks
+        taken = _sent_marks[:limit]
+        del _sent_marks[:limit]
+    return [outbox_id for outbox_id, _ in taken]
 
 
 def give_back_sent_marks(marks: list[int]) -> None:
