@@ -393,3 +393,40 @@ WITH locked AS (
         _hold(HeldDocument(run_id, version + 1, document))
     return persisted
 
+
+# A new run, its empty context and its first stage's outbox row: one statement (a POST's BEGIN, three INSERTs and
+# COMMIT were five round trips before the first stage could be sent — ~1.5 ms of every run's wall time).
+_OPEN_RUN_FIELDS = _fields(Run)
+_OPEN_SQL = f"""
+WITH opened AS (
+    INSERT INTO {RUNS} ({", ".join(f'"{f.column}"' for f in _OPEN_RUN_FIELDS)})
+    VALUES ({", ".join(f"%(r_{f.attname})s" for f in _OPEN_RUN_FIELDS)})
+    RETURNING id
+), context AS (
+    INSERT INTO {CONTEXTS} (run_id, document, version, updated_at)
+    SELECT id, '{{}}'::jsonb, 0, %(now)s FROM opened
+), outbox AS (
+    INSERT INTO {OUTBOX} (run_id, stage, attempt, queue, created_at, sends, last_error)
+    SELECT id, %(stage)s, %(attempt)s, %(queue)s, %(now)s, 0, '' FROM opened
+)
+SELECT id FROM opened
+"""
+
+
+def open_run(run: Run, first: NextStage) -> RunContext:
+    """Store ``run`` (an unsaved instance, its defaults set by the model), an empty context and the outbox row of
+    its first stage — what ``Run.objects.create`` and ``engine.entry.run_start`` write, in one statement (its own
+    transaction outside the caller's). Returns the context, attached to the run as the ORM would attach it."""
+    for field in _OPEN_RUN_FIELDS:
+        field.pre_save(run, add=True)  # created_at, updated_at: as a save sets them
+    now = run.updated_at
+    params: dict[str, Any] = {f"r_{f.attname}": f.get_db_prep_save(getattr(run, f.attname), connection)
+                              for f in _OPEN_RUN_FIELDS}
+    params.update({"now": now, "stage": first.stage, "attempt": first.attempt, "queue": first.queue})
+    with _prepared_cursor() as cursor:
+        cursor.execute(_OPEN_SQL, params)
+        cursor.fetchone()
+    run._state.adding, run._state.db = False, connection.alias
+    context = RunContext(run=run, document={}, version=0, updated_at=now)
+    context._state.adding, context._state.db = False, connection.alias
+    return context
