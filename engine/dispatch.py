@@ -70,13 +70,13 @@ def send_recorded(run_id: str, stage: str, attempt: int) -> bool:
     return True
 
 
-def take_sent_marks() -> list[int]:
-    """The ids waiting for their sent mark, handed to the caller's statement (``give_back_sent_marks`` if it
-    fails)."""
+def take_sent_marks(limit: int | None = None) -> list[int]:
+    """The ids waiting for their sent mark (the oldest ``limit`` of them), handed to the caller's statement
+    (``give_back_sent_marks`` if it fails); the rest wait for the next claim or the timer."""
     with _sent_marks_lock:
-        marks = [outbox_id for outbox_id, _ in _sent_marks]
-        _sent_marks.clear()
-    return marks
+        taken = _sent_marks[:limit]
+        del _sent_marks[:limit]
+    return [outbox_id for outbox_id, _ in taken]
 
 
 def give_back_sent_marks(marks: list[int]) -> None:
@@ -174,6 +174,12 @@ def send_decided(run_id: str, stage: str, attempt: int, outbox_id: int | None) -
     transaction.on_commit(lambda: _send_marking_later(run_id, stage, attempt, outbox_id))
 
 
+def send_after_commit(run_id: str, stage: str, attempt: int) -> None:
+    """The caller's statement wrote the stage's outbox row: send it once that commits and mark it sent, as
+    ``enqueue_stage`` does after writing the row itself."""
+    transaction.on_commit(lambda: send_recorded(run_id, stage, attempt))
+
+
 def enqueue_stage(run_id: str, stage: str, attempt: int) -> None:
     """Call inside the transaction that persisted the decision; the task is sent only if it commits."""
     if not records_outbox():
@@ -182,4 +188,4 @@ def enqueue_stage(run_id: str, stage: str, attempt: int) -> None:
     # One INSERT (no savepoint, no read): a row that exists already is the same decision, recorded once.
     OutboxMessage.objects.bulk_create([OutboxMessage(run_id=run_id, stage=stage, attempt=attempt,
                                                      queue=spec(stage).queue)], ignore_conflicts=True)
-    transaction.on_commit(lambda: send_recorded(run_id, stage, attempt))
+    send_after_commit(run_id, stage, attempt)

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from django.db import transaction
 from pydantic import BaseModel
 
+from engine import dispatch, store
 from engine.dispatch import enqueue_stage
 from engine.shell import limits
+from engine.specs import spec
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, Decision, OrchInput, decide
 from pipeline.context import LINEAGE_KEYS, sections_from
 from pipeline.document import MASKED, apply
@@ -19,6 +22,20 @@ from runs.models import Run, RunContext, StageEvent
 
 class NotResumable(Exception):
     """ORCH did not resume the run after an answer: the caller reports it and rolls back."""
+
+
+def run_open(*, run: Run) -> None:
+    """Store a new run (``run`` unsaved) with an empty context and send U1 once that commits: on PostgreSQL with a
+    broker one statement (engine/store.py ``open_run``), otherwise ``Run.objects.create`` and ``run_start`` in one
+    transaction."""
+    if store.fast() and dispatch.records_outbox():
+        stage = "U1"
+        store.open_run(run, store.NextStage(stage=stage, attempt=1, queue=spec(stage).queue))
+        dispatch.send_after_commit(str(run.pk), stage, 1)
+        return
+    with transaction.atomic():
+        run.save(force_insert=True)
+        run_start(run=run)
 
 
 def run_start(*, run: Run, document: dict[str, Any] | None = None, stage: str = "U1") -> None:

@@ -120,7 +120,7 @@ def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
     delivery holds the attempt, or this attempt was delivered too often (then the run fails with that reason).
     On PostgreSQL a first delivery is one statement (engine/store.py); anything else takes the locked path."""
     if store.fast():
-        marks = dispatch.take_sent_marks()
+        marks = dispatch.take_sent_marks(settings.CLAIM_SENT_MARKS_MAX)
         try:
             claimed = store.claim(run_id, stage, attempt, timezone.now(), marks)
         except Exception:

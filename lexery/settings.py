@@ -170,6 +170,9 @@ OUTBOX_SEND_GRACE_S = env.int("OUTBOX_SEND_GRACE_S", default=10)
 # A stage worker's sent marks ride on its next claim (engine/dispatch.py); a worker left idle writes them itself
 # this long after the send — well inside OUTBOX_SEND_GRACE_S, or the reaper would send those messages again.
 OUTBOX_SENT_MARK_DELAY_S = env.float("OUTBOX_SENT_MARK_DELAY_S", default=OUTBOX_SEND_GRACE_S / 4)
+# At most this many sent marks ride on one claim (a stage worker has one or two waiting); each count is its own
+# prepared claim statement (engine/store.py), so keep it small. More wait for the next claim or the idle timer.
+CLAIM_SENT_MARKS_MAX = env.int("CLAIM_SENT_MARKS_MAX", default=4)
 # Fault injection for the fault tests only (tests/e2e/test_faults.py): seconds to sleep inside the named stages
 # ("U4=1.5,U10=2", "*=1" for all), so a process can be killed in the middle of a stage. Empty in production.
 ENGINE_FAULT_DELAYS: dict[str, float] = {

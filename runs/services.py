@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.entry import NotResumable, run_rerun, run_resume, run_start
+from engine.entry import NotResumable, run_open, run_rerun, run_resume
 from legaltext.text import normalize
 from lexery.errors import Conflict, InputError
 from lexery.logging import current_request_id
@@ -64,11 +64,9 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
         raise RunInputError(f"question is {len(cleaned)} characters long; the limit is {settings.QUESTION_MAX_CHARS}")
     if specialist.org_id != org.id:
         raise RunInputError(f"unknown specialist {specialist.slug!r}")
-    with transaction.atomic():
-        run = Run.objects.create(org=org, specialist=specialist, question=cleaned,
-                                 flag_overrides=dict(flag_overrides or {}), user_ref=user_ref,
-                                 conversation_id=conversation_id, request_id=_request_id())
-        run_start(run=run)
+    run = Run(org=org, specialist=specialist, question=cleaned, flag_overrides=dict(flag_overrides or {}),
+              user_ref=user_ref, conversation_id=conversation_id, request_id=_request_id())
+    run_open(run=run)
     logger.info("run created", extra={"run_id": str(run.id), "specialist": specialist.slug})
     if settings.CELERY_TASK_ALWAYS_EAGER:
         # Embedded mode: the stages ran in-process when the transaction committed, so the run as stored is newer
