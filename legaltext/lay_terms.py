@@ -13,8 +13,10 @@ questions. Keep each entry a true equivalence: a wrong expansion pulls every que
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from legaltext.text import content_lemmas
 
@@ -45,41 +47,41 @@ def read_terms(path: Path) -> dict[str, str]:
 LAY_TERMS: dict[str, str] = read_terms(DATA_FILE)
 
 
+class _Entry(NamedTuple):
+    key: tuple[str, ...]  # the lay phrase's lemmas, matched in order
+    lemmas: tuple[str, ...]  # the statute's words as lemmas, each once (what the lexical query adds)
+    words: str  # the statute's words as the thesaurus writes them (what a model reads)
+
+
 @lru_cache(maxsize=1)
-def _entries() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+def _entries() -> tuple[_Entry, ...]:
+    """The thesaurus in its order, each lay phrase lemmatised once."""
     out = []
     for lay, legal in LAY_TERMS.items():
         key = tuple(content_lemmas(lay))
         if key:
-            out.append((key, tuple(dict.fromkeys(content_lemmas(legal)))))
-    return tuple(sorted(out, key=lambda e: -len(e[0])))
+            out.append(_Entry(key, tuple(dict.fromkeys(content_lemmas(legal))), legal))
+    return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def _worded() -> tuple[tuple[tuple[str, ...], str], ...]:
-    return tuple((key, legal) for key, legal in ((tuple(content_lemmas(lay)), legal) for lay, legal in
-                                                  LAY_TERMS.items()) if key)
+def _matched(lemmas: list[str]) -> Iterator[_Entry]:
+    """The entries whose lay phrase the lemmas hold, whole and in order."""
+    for entry in _entries():
+        n = len(entry.key)
+        if any(tuple(lemmas[i:i + n]) == entry.key for i in range(len(lemmas) - n + 1)):
+            yield entry
 
 
 def statutory_words(lemmas: list[str]) -> list[str]:
     """The statute's words, as the thesaurus writes them, for each lay phrase the lemmas hold (in the thesaurus's
     order, each once)."""
-    found: dict[str, None] = {}
-    for key, legal in _worded():
-        n = len(key)
-        if any(tuple(lemmas[i:i + n]) == key for i in range(len(lemmas) - n + 1)):
-            found[legal] = None
-    return list(found)
+    return list(dict.fromkeys(entry.words for entry in _matched(lemmas)))
 
 
 def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
-    """The statutory phrases (lemmas in order) that the question's lay phrases stand for."""
-    found: dict[tuple[str, ...], None] = {}
-    for key, legal in _entries():
-        n = len(key)
-        if any(tuple(lemmas[i:i + n]) == key for i in range(len(lemmas) - n + 1)):
-            found[legal] = None
-    return list(found)
+    """The statutory phrases (lemmas in order) that the question's lay phrases stand for (in the thesaurus's
+    order, each once)."""
+    return list(dict.fromkeys(entry.lemmas for entry in _matched(lemmas)))
 
 
 def expansions(lemmas: list[str]) -> list[str]:
