@@ -12,7 +12,7 @@ class EngineConfig(AppConfig):
 
         dispatch.set_eager_executor(shell.execute_stage)
         if settings.OFFLINE_WRITER_MEANING:  # the offline writer reads meaning with the retrieval model (loaded lazily)
-            from knowledge.embeddings import sentence_similarity
+            from knowledge.embed_cache import sentence_similarity
             from llm.providers import offline
 
             offline.set_sentence_similarity(sentence_similarity)

@@ -87,6 +87,18 @@ class QdrantSearchPort:
         return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit))
 
+    def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        if self.shards:
+            return self._local().meaning(self._vector(query), chunk_keys)
+        if not self._has_sentences:
+            return {}
+        return index.meaning_search(index.get_client(), self.collection, vector=self._vector(query),
+                                    chunk_keys=chunk_keys)
+
+    @cached_property
+    def _has_sentences(self) -> bool:
+        return index.has_dense(index.get_client(), self.collection, index.SENTENCES)
+
     def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.shards:
             return _ranked(self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs],

@@ -86,8 +86,7 @@ def _edge_config(client: QdrantClient, collection: str) -> qe.EdgeConfig:
     dense = params.vectors if isinstance(params.vectors, dict) else {}
     sparse = params.sparse_vectors or {}
     return qe.EdgeConfig(
-        vectors={name: qe.EdgeVectorParams(size=v.size, distance=getattr(qe.Distance, v.distance.value))
-                 for name, v in dense.items()},
+        vectors={name: _edge_dense(v) for name, v in dense.items()},
         sparse_vectors={name: qe.EdgeSparseVectorParams(
             modifier=qe.Modifier.Idf if s.modifier == models.Modifier.IDF else None) for name, s in sparse.items()},
         # no WAL: a shard is written once, flushed, and then only read, which is what lets several processes open it
@@ -100,6 +99,16 @@ def _edge_config(client: QdrantClient, collection: str) -> qe.EdgeConfig:
         optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
         max_search_threads=settings.LLDBI_EDGE_SEARCH_THREADS,
     )
+
+
+def _edge_dense(params: models.VectorParams) -> qe.EdgeVectorParams:
+    distance = getattr(qe.Distance, params.distance.value)
+    if params.multivector_config is None:
+        return qe.EdgeVectorParams(size=params.size, distance=distance)
+    # the sentence vectors (knowledge/index.py SENTENCES): an article matches by its best sentence
+    comparator = {"max_sim": qe.MultiVectorComparator.MaxSim}[params.multivector_config.comparator.value]
+    return qe.EdgeVectorParams(size=params.size, distance=distance,
+                               multivector_config=qe.MultiVectorConfig(comparator=comparator))
 
 
 def _edge_vector(vector: Any) -> Any:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from knowledge.embeddings import Embedder
+from knowledge.embeddings import Embedder, SentenceVectors, default_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -28,32 +30,56 @@ def text_digest(model: str, text: str) -> bytes:
     return hashlib.sha1(f"{model}\n{text}".encode()).digest()
 
 
-def cache_file(directory: Path, model: str) -> Path:
-    return directory / f"embeddings.{model}.npz"
+# What a cache file holds: each article's dense text ("embeddings"), or each of its first sentences ("sentences":
+# U4's meaning rerank, knowledge/index.py SENTENCES)
+ARTICLES, SENTENCES = "embeddings", "sentences"
+
+
+def cache_file(directory: Path, model: str, kind: str = ARTICLES) -> Path:
+    return directory / f"{kind}.{model}.npz"
+
+
+class _Block(NamedTuple):
+    """One file's rows as stored: float32, or int8 with one scale each (``write_cache(..., quantized=True)``), kept
+    so and widened one row at a time (the ~40,000 shipped sentence vectors: 16 MB instead of 63 MB a process)."""
+
+    rows: np.ndarray
+    scales: np.ndarray | None
+
+    def row(self, i: int) -> np.ndarray:
+        if self.scales is None:
+            return self.rows[i]
+        return self.rows[i].astype(np.float32) * self.scales[i]
 
 
 class VectorCache:
     """Read-only vectors of one model from the cache files found in ``directories``."""
 
-    def __init__(self, model: str, directories: Iterable[Path]) -> None:
+    def __init__(self, model: str, directories: Iterable[Path], kind: str = ARTICLES) -> None:
         self.model = model
-        self._rows: dict[bytes, np.ndarray] = {}
+        self._blocks: list[_Block] = []
+        self._rows: dict[bytes, tuple[int, int]] = {}  # digest -> (block, row)
         for directory in directories:
-            path = cache_file(Path(directory), model)
+            path = cache_file(Path(directory), model, kind)
             if not path.exists():
                 continue
             with np.load(path) as data:
-                digests, vectors = data["digests"], data["vectors"]
+                digests = data["digests"]
+                scales = data["scales"].astype(np.float32) if "scales" in data.files else None
+                rows = data["vectors"] if scales is not None else np.asarray(data["vectors"], dtype=np.float32)
+            block = len(self._blocks)
+            self._blocks.append(_Block(rows, scales))
             # numpy's fixed-width bytes drop trailing NULs when read back: a digest ending in 0x00 (1 in 256, 32 of
             # the core corpus's 8,101) would never be found again without its padding restored
-            self._rows.update((bytes(d).ljust(DIGEST_BYTES, b"\0"), v) for d, v in zip(digests, vectors, strict=True))
+            self._rows.update((bytes(d).ljust(DIGEST_BYTES, b"\0"), (block, i)) for i, d in enumerate(digests))
             logger.info("embedding cache loaded", extra={"path": str(path), "vectors": len(digests)})
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def get(self, text: str) -> np.ndarray | None:
-        return self._rows.get(text_digest(self.model, text))
+        found = self._rows.get(text_digest(self.model, text))
+        return self._blocks[found[0]].row(found[1]) if found is not None else None
 
 
 def embed_with_cache(embedder: Embedder, texts: list[str], cache: VectorCache | None) -> tuple[np.ndarray, int]:
@@ -70,7 +96,31 @@ def embed_with_cache(embedder: Embedder, texts: list[str], cache: VectorCache | 
     return out, len(texts) - len(misses)
 
 
-def write_cache(path: Path, model: str, texts: list[str], vectors: np.ndarray) -> None:
+def write_cache(path: Path, model: str, texts: list[str], vectors: np.ndarray, *, quantized: bool = False) -> None:
+    """``quantized``: each row as int8 times its own scale (max |x| / 127) — a quarter of the bytes, cosines within
+    ~1e-3 of the float vectors': what the ~40,000 shipped sentence vectors are stored as."""
     digests = np.asarray([text_digest(model, t) for t in texts], dtype=f"S{DIGEST_BYTES}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, digests=digests, vectors=np.asarray(vectors, dtype=np.float32))
+    rows = np.asarray(vectors, dtype=np.float32)
+    if not quantized:
+        np.savez_compressed(path, digests=digests, vectors=rows)
+        return
+    scales = np.maximum(np.abs(rows).max(axis=1, initial=0.0), 1e-12) / 127.0
+    codes = np.clip(np.rint(rows / scales[:, None]), -127, 127).astype(np.int8)
+    np.savez_compressed(path, digests=digests, vectors=codes, scales=scales.astype(np.float32))
+
+
+@lru_cache(maxsize=1)
+def _sentence_vectors() -> SentenceVectors:
+    from django.conf import settings
+
+    embedder = default_embedder()
+    # ingest stores a vector for each of an article's first sentences, split as the writer splits them: the same
+    # sentence in the evidence is found by its text instead of embedded again (most of an answer's ~1.3 s of e5)
+    known = VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS, SENTENCES)
+    return SentenceVectors(embedder, known=known.get if len(known) else None)
+
+
+def sentence_similarity(question: str, sentences: list[str]) -> list[float]:
+    """The process's model (loaded on first use), its sentence cache and the shipped sentence vectors."""
+    return _sentence_vectors().similarity(question, sentences)

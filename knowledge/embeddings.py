@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Protocol
 
@@ -123,9 +124,11 @@ class SentenceVectors:
     offline writer compares every candidate sentence with the question, and the same articles answer many
     questions. Misses are embedded in one batch."""
 
-    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE) -> None:
+    def __init__(self, embedder: Embedder, size: int = SENTENCE_CACHE_SIZE,
+                 known: Callable[[str], np.ndarray | None] | None = None) -> None:
         self._embedder = embedder
         self._size = size
+        self._known = known  # vectors computed before (the shipped sentence cache), looked up before embedding
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -134,25 +137,18 @@ class SentenceVectors:
         query = self._embedder.embed_query([question])[0]
         with self._lock:
             missing = [s for s in dict.fromkeys(sentences) if s not in self._vectors]
-        fresh = dict(zip(missing, self._embedder.embed(missing), strict=True)) if missing else {}
+        known = {s: self._known(s) for s in missing} if self._known is not None else {}
+        fresh: dict[str, np.ndarray] = {s: v for s, v in known.items() if v is not None}
+        missing = [s for s in missing if s not in fresh]
+        fresh.update(zip(missing, self._embedder.embed(missing), strict=True) if missing else ())
         with self._lock:
             found: dict[str, np.ndarray | None] = {s: fresh[s] if s in fresh else self._vectors.get(s)
                                                    for s in sentences}
-            for s, vector in fresh.items():
-                self._vectors[s] = vector
+            for s, fresh_vector in fresh.items():
+                self._vectors[s] = fresh_vector
             for s in sentences:
                 if s in self._vectors:
                     self._vectors.move_to_end(s)
             while len(self._vectors) > self._size:
                 self._vectors.popitem(last=False)
         return [float(np.dot(vector, query)) if (vector := found[s]) is not None else 0.0 for s in sentences]
-
-
-@lru_cache(maxsize=1)
-def _sentence_vectors() -> SentenceVectors:
-    return SentenceVectors(default_embedder())
-
-
-def sentence_similarity(question: str, sentences: list[str]) -> list[float]:
-    """The process's model (loaded on first use) and its sentence cache."""
-    return _sentence_vectors().similarity(question, sentences)

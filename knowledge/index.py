@@ -23,6 +23,9 @@ else:
 DENSE = "dense"
 LEXICAL = "lexical"
 HEADING = "heading"  # BM25 over the article heading alone, on the article's first chunk
+# e5 vectors of the article's first sentences, on its first chunk, compared by their best match (MaxSim): what U4's
+# meaning rerank reads (pipeline/stages/retrieval.py)
+SENTENCES = "sentences"
 TERM = "term"  # in the terms collection: BM25 over one defined term's words (legaltext/definitions.py)
 # The payload fields the act filter and the exact lookups match on: indexed by a Qdrant server and in the Edge shards
 CHUNK_KEYWORD_FIELDS = ("act_nreg_key", "article")
@@ -83,7 +86,11 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
         return
     client.create_collection(
         name,
-        vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+        vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE),
+                        SENTENCES: models.VectorParams(
+                            size=dim, distance=models.Distance.COSINE,
+                            multivector_config=models.MultiVectorConfig(
+                                comparator=models.MultiVectorComparator.MAX_SIM))},
         sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF),
                                HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
@@ -99,6 +106,7 @@ class IndexedPoint:
     sparse: Sparse
     payload: dict[str, Any]
     heading: Sparse | None = None  # on the first chunk of an article with a heading
+    sentences: list[list[float]] | None = None  # on the first chunk: its article's sentence vectors
 
 
 def _vectors(p: IndexedPoint) -> dict[str, Any]:
@@ -107,6 +115,8 @@ def _vectors(p: IndexedPoint) -> dict[str, Any]:
         out[DENSE] = p.dense
     if p.heading is not None:
         out[HEADING] = models.SparseVector(indices=p.heading.indices, values=p.heading.values)
+    if p.sentences:
+        out[SENTENCES] = p.sentences
     return out
 
 
@@ -115,6 +125,14 @@ def has_sparse(client: QdrantClient, name: str, vector: str) -> bool:
     if not client.collection_exists(name):
         return False
     return vector in (client.get_collection(name).config.params.sparse_vectors or {})
+
+
+def has_dense(client: QdrantClient, name: str, vector: str) -> bool:
+    """Collections built before the sentence vectors existed lack them; U4 then ranks without the meaning rerank."""
+    if not client.collection_exists(name):
+        return False
+    vectors = client.get_collection(name).config.params.vectors
+    return isinstance(vectors, dict) and vector in vectors
 
 
 def upsert(client: QdrantClient, name: str, points: list[IndexedPoint]) -> None:
@@ -143,6 +161,17 @@ def dense_search(client: QdrantClient, name: str, *, vector: list[float], act_ke
     result = client.query_points(name, query=vector, using=DENSE, query_filter=_act_filter(act_keys),
                                  limit=limit, with_payload=True)
     return [(dict(p.payload or {}), float(p.score)) for p in result.points]
+
+
+def meaning_search(client: QdrantClient, name: str, *, vector: list[float],
+                   chunk_keys: list[str]) -> dict[str, float]:
+    """Each listed point's best sentence cosine with ``vector`` (points without sentence vectors are absent)."""
+    if not chunk_keys:
+        return {}
+    result = client.query_points(name, query=[vector], using=SENTENCES, limit=len(chunk_keys), with_payload=True,
+                                 query_filter=models.Filter(must=[models.HasIdCondition(
+                                     has_id=[point_id(k) for k in chunk_keys])]))
+    return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in result.points}
 
 
 def lexical_search(client: QdrantClient, name: str, *, sparse: Sparse, act_keys: list[str],

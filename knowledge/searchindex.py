@@ -88,6 +88,16 @@ class LocalSearchIndex(_ShardSearch):
     def heading_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.HEADING, sparse, act_keys, limit)
 
+    def meaning(self, vector: Sequence[float], chunk_keys: list[str]) -> dict[str, float]:
+        """Each listed chunk's best sentence cosine with ``vector`` (index.SENTENCES, on an article's first chunk);
+        a shard without sentence vectors, or a chunk without them, answers nothing for it."""
+        if self.shard is None or index.SENTENCES not in self.shard.vectors or not chunk_keys:
+            return {}
+        found = self.shard.engine.query(qe.QueryRequest(
+            limit=len(chunk_keys), query=qe.Query.Nearest([[float(x) for x in vector]], using=index.SENTENCES),
+            filter=qe.Filter(must=[qe.HasIdCondition({index.point_id(k) for k in chunk_keys})]), with_payload=True))
+        return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in found}
+
     def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
         """Every chunk of the article in each named act, act by act in the order named; with no act, every act's."""
         if not act_keys:

@@ -237,6 +237,10 @@ CHUNK_OVERLAP_CHARS = env.int("CHUNK_OVERLAP_CHARS", default=150)
 # One dense vector per article from its title, heading and opening; the lexical signal covers every chunk.
 DENSE_HEAD_CHARS = env.int("DENSE_HEAD_CHARS", default=300)
 ARTICLE_MAX_CHUNKS = env.int("ARTICLE_MAX_CHUNKS", default=64)  # bounds one article (some annexes are 1 MB)
+# And an e5 vector for each of its first sentences, each cut to this many characters: U4's meaning rerank compares
+# the question with them (0: none stored, the rerank off). The core's ~40,000 ship in knowledge/corpus.
+MEANING_SENTENCES = env.int("MEANING_SENTENCES", default=12)
+MEANING_SENTENCE_CHARS = env.int("MEANING_SENTENCE_CHARS", default=400)
 
 SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem | s3
 AWS_STORAGE_BUCKET_NAME = env.str("AWS_STORAGE_BUCKET_NAME", default="lexery-snippets")

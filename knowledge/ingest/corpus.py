@@ -12,6 +12,7 @@ from typing import Any
 
 from knowledge.ingest.jsonl import IngestError, numbered_lines
 from legaltext.chunking import Article, Chunk, is_placeholder_title
+from legaltext.sentences import meaning_sentences
 
 _TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
 
@@ -96,3 +97,14 @@ def dense_text(article: Article, head_chars: int) -> str:
     """What the dense model sees, once per article: title, heading and the opening of the text. The model's
     cost grows faster than linearly with length, and an article's opening says what it is about."""
     return f"{chunk_header(article)} {article.text[:head_chars]}"
+
+
+def article_sentences(article: Article, *, max_sentences: int, max_chars: int) -> list[str]:
+    """What the meaning rerank compares with a question: the article's first sentences (``legaltext.sentences``,
+    the offline writer's own split, so the writer finds their vectors by text), or for a text too short to hold
+    one, its text or heading whole — every article gets at least one when any are stored."""
+    if max_sentences <= 0:
+        return []
+    found = meaning_sentences(article.text, max_sentences=max_sentences, max_chars=max_chars)
+    whole = (article.text.strip() or (article.heading or "").strip())[:max_chars]
+    return found or ([whole] if whole else [])

@@ -14,10 +14,10 @@ from typing import Any
 from django.conf import settings
 
 from knowledge import edge, index
-from knowledge.embed_cache import VectorCache, embed_with_cache
+from knowledge.embed_cache import SENTENCES, VectorCache, embed_with_cache
 from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
-from knowledge.ingest.corpus import dense_text, read_articles
+from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, count_lines
 from knowledge.ingest.points import chunk_point, chunk_snippet_key, term_points
 from knowledge.models import Act
@@ -38,6 +38,8 @@ class IngestReport:
     terms: int = 0
     batches: int = 0
     vectors_cached: int = 0  # dense vectors found in the embedding cache instead of embedded
+    sentences: int = 0  # sentence vectors stored (U4's meaning rerank)
+    sentences_cached: int = 0  # of which found in the sentence cache
     seconds: float = 0.0
     stopped_early: bool = False
     acts: dict[str, int] = field(default_factory=dict)
@@ -53,7 +55,10 @@ class _Target:
     embedder: Embedder
     store: SnippetStore
     vector_cache: VectorCache
+    sentence_cache: VectorCache
     with_heading: bool  # collections from before the heading field go on without it
+    meaning_sentences: int  # sentence vectors per article; 0: none (a collection from before them, or turned off)
+    meaning_chars: int
     max_chars: int
     overlap_chars: int
     max_chunks: int  # chunks kept per article (some annexes are 1 MB)
@@ -73,10 +78,14 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
     collection, terms_collection = settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
     index.ensure_terms_collection(client, terms_collection, payload_indexes=bool(settings.QDRANT_URL))
+    with_sentences = settings.MEANING_SENTENCES > 0 and index.has_dense(client, collection, index.SENTENCES)
     return _Target(client, collection, terms_collection, embedder, store,
                    VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS),
-                   index.has_sparse(client, collection, index.HEADING), settings.CHUNK_MAX_CHARS,
-                   settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS, settings.DENSE_HEAD_CHARS)
+                   VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS if with_sentences else [], SENTENCES),
+                   index.has_sparse(client, collection, index.HEADING),
+                   settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
+                   settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
+                   settings.DENSE_HEAD_CHARS)
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:
@@ -134,16 +143,34 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
     heads, cached = embed_with_cache(
         target.embedder, [dense_text(cs[0].article, target.head_chars) for cs in todo], target.vector_cache)
     report.vectors_cached += cached
+    sentences = _sentence_vectors(target, todo, report)
     points = []
-    for chunks, head in zip(todo, heads, strict=True):
+    for chunks, head, said in zip(todo, heads, sentences, strict=True):
         vector = head.tolist()
         for c in chunks:
             key = chunk_snippet_key(c)
             target.store.put(key, c.text)  # the text first: a point never refers to a missing snippet
-            points.append(chunk_point(c, key, vector, with_heading=target.with_heading))
+            points.append(chunk_point(c, key, vector, with_heading=target.with_heading, sentences=said))
     index.upsert(target.client, target.collection, points)
     report.upserted += len(points)
     report.batches += 1
+
+
+def _sentence_vectors(target: _Target, todo: list[list[Chunk]], report: IngestReport) -> list[list[list[float]]]:
+    """Each article's sentence vectors (cached ones looked up, the rest embedded in one call); none when off."""
+    said = [article_sentences(cs[0].article, max_sentences=target.meaning_sentences,
+                              max_chars=target.meaning_chars) for cs in todo]
+    flat = [s for sentences in said for s in sentences]
+    if not flat:
+        return [[] for _ in todo]
+    vectors, cached = embed_with_cache(target.embedder, flat, target.sentence_cache)
+    report.sentences += len(flat)
+    report.sentences_cached += cached
+    out, at = [], 0
+    for sentences in said:
+        out.append(vectors[at:at + len(sentences)].tolist())
+        at += len(sentences)
+    return out
 
 
 def _write_terms(target: _Target, batch: list[list[Chunk]], report: IngestReport) -> None:

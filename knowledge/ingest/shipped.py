@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from knowledge.embed_cache import cache_file
+from knowledge.embed_cache import SENTENCES, cache_file
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.jsonl import IngestError, find_jsonl
 from knowledge.ingest.laws import IngestReport, laws_ingest
@@ -55,10 +55,13 @@ def corpus_path(folder: Path) -> Path:
 def dense_cache_note(folder: Path) -> str:
     """Tell the operator up front whether the dense vectors come from a cache or from the model (minutes)."""
     path = cache_file(folder, settings.EMBEDDING_MODEL)
-    if path.exists():
-        return f"dense vectors: from {path} (no model time for the articles it holds)"
-    return (f"dense vectors: no {path.name} in {folder}: articles no other cache holds are embedded with "
-            f"{settings.EMBEDDING_MODEL} (about 20 min for the core corpus on two cores)")
+    sentences = cache_file(folder, settings.EMBEDDING_MODEL, SENTENCES)
+    if path.exists() and (sentences.exists() or settings.MEANING_SENTENCES <= 0):
+        return f"dense vectors: from {path.parent} (no model time for the articles its caches hold)"
+    missing = " and ".join(p.name for p in (path, sentences) if not p.exists())
+    return (f"dense vectors: no {missing} in {folder}: articles no other cache holds are embedded with "
+            f"{settings.EMBEDDING_MODEL} (about 20 min for the core corpus's articles on two cores, as long again "
+            "for their sentences)")
 
 
 def knowledge_load(*, folder: Path = CORPUS_DIR, acts: set[str] | None = None, limit: int | None = None,

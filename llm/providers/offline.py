@@ -18,6 +18,7 @@ from html import unescape
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import expansion_phrases, statutory_words
+from legaltext.sentences import split_sentences
 from legaltext.text import content_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -40,7 +41,6 @@ QUOTED_CONTEXT_KINDS = ("doc", "memory")  # an earlier turn informs the search, 
 _KB = re.compile(r"<kb_context>\n(?P<kb>.*)\n</kb_context>", re.S)  # the only place sources come from
 _GAP = re.compile(r'<coverage_gap(?: reason="(?P<reason>[^"]*)")?[^>]*>(?P<names>.*?)</coverage_gap>', re.S)
 _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
-_SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
 _CLAUSES = re.compile(r"(?<=[,:])\s+")
 _STATEMENT_END = (".", ";", ":", "!", "?", "…")
 DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X - Y" sentence as a possible definition item
@@ -180,7 +180,7 @@ def _with_meaning(question: str, sentences: list[str], words: list[float]) -> li
 
 
 def _split(body: str) -> list[str]:
-    return [s.strip() for s in _SENTENCES.split(body) if len(s.strip()) > 15]
+    return split_sentences(body)
 
 
 _ITEM = re.compile(r"^(?:\d+(?:-\d+)?\)|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")  # "11) які мають …", "а) …", "— …", "які …"

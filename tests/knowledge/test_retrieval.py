@@ -33,6 +33,21 @@ def test_the_embedded_engine_ranks_as_qdrant_does(lldbi_index: dict[str, int], q
     assert len(query_vector(query).indices) > 0
 
 
+def test_the_meaning_search_scores_an_article_by_its_best_sentence_in_both_backends(
+        lldbi_index: dict[str, int]) -> None:
+    # given the first chunks of КЗпП ст. 24 (the written form of a labour contract), ст. 36 and ст. 40
+    question = "Чи обов'язково укладати трудовий договір у письмовій формі?"
+    keys = [f"322-08#st{a}#c0" for a in ("24", "36", "40")]
+    want = QdrantSearchPort(backend="qdrant").meaning(question, keys)
+    got = QdrantSearchPort(backend="edge").meaning(question, keys)
+    # then both backends give each article its best sentence's cosine, and the article that answers is closest
+    assert set(got) == set(want) == set(keys)
+    assert [got[k] for k in keys] == pytest.approx([want[k] for k in keys], abs=1e-4)
+    assert max(got, key=lambda k: got[k]) == "322-08#st24#c0"
+    # a later chunk carries no sentence vectors; an unknown key is not an error
+    assert QdrantSearchPort(backend="edge").meaning(question, ["322-08#st24#c1", "nope#st1#c0"]) == {}
+
+
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:
     # given the heading of КЗпП ст. 24, whose words also fill many other labour articles
     for backend in ("qdrant", "edge"):

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from knowledge import index
-from knowledge.embed_cache import VectorCache
+from knowledge.embed_cache import SENTENCES, VectorCache
 from knowledge.ingest.catalog import catalog_load
-from knowledge.ingest.corpus import dense_text, read_articles
+from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, json_lines
 from knowledge.ingest.shipped import CATALOG_FILES, CORE_ARTICLES, CORPUS_DIR
 from knowledge.models import Act
@@ -69,9 +69,9 @@ def test_make_knowledge_loads_the_catalog_then_a_slice_of_the_corpus_and_resumes
 
 
 def _the_shipped_vectors_match_the_shipped_corpus() -> None:
-    """Every dense text ingest builds (with the catalog loaded) is in the shipped cache, so `make knowledge` embeds
-    nothing: a change to the dense text or to the catalog's titles without a regenerated cache fails here, not as a
-    20-minute embedding on a user's machine."""
+    """Every dense text and every sentence ingest builds (with the catalog loaded) is in the shipped caches, so
+    `make knowledge` embeds nothing: a change to the dense text, the sentences or the catalog's titles without a
+    regenerated cache fails here, not as a 20-minute embedding on a user's machine."""
     cache = VectorCache(settings.EMBEDDING_MODEL, [CORPUS_DIR])
     articles = list(read_articles(CORPUS_DIR / f"{CORE_ARTICLES}.gz", canonical=act_corpus_ids(), names=act_names()))
     assert len(cache) == len(articles) == 8101
@@ -79,6 +79,12 @@ def _the_shipped_vectors_match_the_shipped_corpus() -> None:
                if cache.get(dense_text(a, settings.DENSE_HEAD_CHARS)) is None]
     assert not missing, missing
     assert any(a.act_title == "Про організацію трудових відносин в умовах воєнного стану" for a in articles)
+    sentences = VectorCache(settings.EMBEDDING_MODEL, [CORPUS_DIR], SENTENCES)
+    said = [(a, s) for a in articles for s in article_sentences(
+        a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
+    assert len(said) > 40_000
+    missing = [f"{a.act_nreg} {a.article}: {s[:40]}" for a, s in said if sentences.get(s) is None]
+    assert not missing, missing[:5]
 
 
 def test_a_folder_missing_a_catalog_file_is_refused_before_anything_is_written(db: Any, tmp_path: Path) -> None:

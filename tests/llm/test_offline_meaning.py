@@ -4,15 +4,20 @@ real multilingual-e5 the retrieval uses, wired by engine/apps.py."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from django.conf import settings
 
 from assemble.prompt import SourceBlock, legacy_messages
-from knowledge.embeddings import SentenceVectors, default_embedder, sentence_similarity
+from knowledge.embed_cache import SENTENCES, VectorCache, sentence_similarity
+from knowledge.embeddings import SentenceVectors, default_embedder
+from legaltext.sentences import meaning_sentences
 from llm.providers import offline
 from pipeline.contracts import SpecialistProfile
+from tests.support.corpus import DEMO_DIR
 
 SPECIALIST = SpecialistProfile(slug="demo", soul="Ти — уважний юрист.")
 # Rank 0 is a land lease, rank 1 the battery article: neither shares a word with the question.
@@ -112,3 +117,37 @@ def test_sentence_vectors_are_embedded_once_and_the_oldest_dropped() -> None:
     assert embedded == [BATTERY.text, LEASE.text, "Третє речення про інше.", LEASE.text]
     assert again == pytest.approx(first[::-1])
     assert first[0] > first[1]  # the battery sentence is closer to the question than the lease
+
+
+def test_a_sentence_vector_stored_at_ingest_is_looked_up_not_embedded() -> None:
+    # given a model that records what it embeds, and the battery sentence's vector known from the shipped cache
+    model = default_embedder()
+    embedded: list[str] = []
+
+    class Counting:
+        name, dim = model.name, model.dim
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            embedded.extend(texts)
+            return model.embed(texts)
+
+        def embed_query(self, texts: list[str]) -> np.ndarray:
+            return model.embed_query(texts)
+
+    stored = {BATTERY.text: model.embed([BATTERY.text])[0]}
+    vectors = SentenceVectors(Counting(), known=stored.get)
+    # when both sentences are weighed
+    cosines = vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
+    # then only the lease sentence went through the model, and the stored vector counted as its own would
+    assert embedded == [LEASE.text]
+    assert cosines == pytest.approx(SentenceVectors(model).similarity(QUESTION, [BATTERY.text, LEASE.text]), abs=1e-5)
+
+
+def test_the_writer_finds_the_shipped_sentence_vectors() -> None:
+    # the first sentence of КЗпП ст. 40 (the demo corpus), split as ingest and the writer split it
+    text = next(json.loads(line)["text"] for line in (DEMO_DIR / "demo_articles.jsonl").open(encoding="utf-8")
+                if json.loads(line)["act_nreg"] == "322-08" and json.loads(line)["article"] == "40")
+    first = meaning_sentences(text, max_sentences=1, max_chars=settings.MEANING_SENTENCE_CHARS)[0]
+    stored = VectorCache(default_embedder().name, settings.EMBEDDING_CACHE_DIRS, SENTENCES).get(first)
+    assert stored is not None
+    assert float(np.dot(stored, default_embedder().embed([first])[0])) > 0.999

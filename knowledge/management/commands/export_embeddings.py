@@ -8,18 +8,19 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, write_cache
+from knowledge.embed_cache import ARTICLES, SENTENCES, VectorCache, cache_file, embed_with_cache, write_cache
 from knowledge.embeddings import default_embedder
-from knowledge.ingest.corpus import dense_text, read_articles
+from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
 
 
 class Command(BaseCommand):
-    help = ("Embed a corpus's dense texts with EMBEDDING_MODEL and write them as an embedding cache "
-            "(DIR/embeddings.<model>.npz) that ingest_laws looks vectors up in (EMBEDDING_CACHE_DIRS). Texts a "
-            "cache of EMBEDDING_CACHE_DIRS already holds are taken from it (a vector is a pure function of model "
-            "and text), so a re-export after a few titles changed embeds those articles only; --no-cache embeds all.")
+    help = ("Embed a corpus's dense texts and first sentences with EMBEDDING_MODEL and write them as embedding "
+            "caches (DIR/embeddings.<model>.npz, DIR/sentences.<model>.npz) that ingest_laws looks vectors up in "
+            "(EMBEDDING_CACHE_DIRS). Texts a cache of EMBEDDING_CACHE_DIRS already holds are taken from it (a vector "
+            "is a pure function of model and text), so a re-export after a few titles changed embeds those articles "
+            "only; --no-cache embeds all.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path, help="corpus JSONL (core format), e.g. the demo corpus")
@@ -32,13 +33,19 @@ class Command(BaseCommand):
             raise CommandError(f"file not found: {opts['path']}")
         if opts["batch_size"] <= 0:
             raise CommandError("--batch-size must be a positive number of articles")
-        embedder = default_embedder()
         # the texts ingest_laws will embed: the same titles from the catalog (load it first, as for ingest)
-        texts = [dense_text(a, settings.DENSE_HEAD_CHARS)
-                 for a in read_articles(opts["path"], canonical=act_corpus_ids(), names=act_names())]
+        articles = list(read_articles(opts["path"], canonical=act_corpus_ids(), names=act_names()))
+        self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
+        sentences = [s for a in articles for s in article_sentences(
+            a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
+        if sentences:
+            self._export(SENTENCES, list(dict.fromkeys(sentences)), opts)
+
+    def _export(self, kind: str, texts: list[str], opts: dict[str, Any]) -> None:
+        embedder = default_embedder()
         # read before the target is rewritten: --out is usually one of the cache dirs itself
-        cache = None if opts["no_cache"] else VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS)
-        progress = Progress("export_embeddings", total=len(texts), stream=sys.stderr)
+        cache = None if opts["no_cache"] else VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS, kind)
+        progress = Progress(f"export_embeddings {kind}", total=len(texts), stream=sys.stderr)
         vectors, reused = [], 0
         for i in range(0, len(texts), opts["batch_size"]):
             batch = texts[i:i + opts["batch_size"]]
@@ -47,7 +54,8 @@ class Command(BaseCommand):
             reused += hits
             progress.advance(len(batch))
         progress.finish()
-        target = cache_file(opts["out"], embedder.name)
-        write_cache(target, embedder.name, texts, np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim)))
-        self.stdout.write(f"wrote {len(texts)} vectors of {embedder.name} to {target} "
+        target = cache_file(opts["out"], embedder.name, kind)
+        write_cache(target, embedder.name, texts, np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim)),
+                    quantized=kind == SENTENCES)
+        self.stdout.write(f"wrote {len(texts)} {kind} vectors of {embedder.name} to {target} "
                           f"({reused} from a cache, {len(texts) - reused} embedded)")

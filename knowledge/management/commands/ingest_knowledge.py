@@ -35,6 +35,7 @@ class Command(BaseCommand):
         laws = result.laws
         self.stdout.write(f"core corpus: {laws.articles} articles from {len(laws.acts)} acts as {laws.chunks} chunks "
                           f"({laws.upserted} new, {laws.skipped_existing} already indexed; "
-                          f"{laws.vectors_cached} dense vectors from the cache) in {laws.seconds:.1f}s")
+                          f"{laws.vectors_cached} dense vectors and {laws.sentences_cached} of {laws.sentences} "
+                          f"sentence vectors from the cache) in {laws.seconds:.1f}s")
         self.stdout.write(f"knowledge loaded in {result.seconds:.1f}s"
                           + (" — stopped by --max-batches; run again to continue" if laws.stopped_early else ""))

@@ -29,6 +29,7 @@ class Command(BaseCommand):
             close_client()
         self.stdout.write(f"ingested {report.articles} articles as {report.chunks} chunks "
                           f"({report.upserted} new, {report.skipped_existing} already indexed; "
-                          f"{report.vectors_cached} dense vectors from the embedding cache) "
+                          f"{report.vectors_cached} dense vectors and {report.sentences_cached} of "
+                          f"{report.sentences} sentence vectors from the embedding cache) "
                           f"from {len(report.acts)} acts in {report.seconds:.1f}s"
                           + (" — stopped by --max-batches; run again to continue" if report.stopped_early else ""))

@@ -1,0 +1,21 @@
+"""A statute's text as sentences: the unit whose meaning the offline writer weighs against the question, and the
+unit whose e5 vectors ingest stores for the ranking (U4's meaning rerank). One definition for both, so a sentence
+vector computed at ingest is found again, by its exact text, when the writer weighs the same sentence."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
+MIN_CHARS = 16  # shorter pieces are list numbers, «Примітка.», stubs: nothing to weigh
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and list items (a «;» or a line break ends one), stripped, the fragments dropped."""
+    return [s.strip() for s in _SENTENCES.split(text) if len(s.strip()) >= MIN_CHARS]
+
+
+def meaning_sentences(text: str, *, max_sentences: int, max_chars: int) -> list[str]:
+    """What the meaning model reads of an article: its first ``max_sentences`` sentences, each cut to
+    ``max_chars`` (the model's cost grows with length; a provision's subject comes first)."""
+    return [s[:max_chars] for s in split_sentences(text)[:max_sentences]]
