@@ -7,6 +7,7 @@ body nested a few thousand levels deep raised a RecursionError that was a 500 (f
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import parsers
@@ -25,7 +26,7 @@ def _json_problem(exc: ValueError) -> str:
 
 
 class JSONParser(parsers.JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             return super().parse(stream, media_type, parser_context)
         except ParseError as exc:
@@ -36,7 +37,7 @@ class JSONParser(parsers.JSONParser):
 
 
 class MultiPartParser(parsers.MultiPartParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             return super().parse(stream, media_type, parser_context)
         except ParseError as exc:
