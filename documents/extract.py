@@ -119,13 +119,21 @@ def _docx(data: bytes, limits: ExtractLimits) -> str:
     return "\n".join(lines)
 
 
+# C0 control characters but tab and line breaks: a form feed is a page break, the rest is noise. A PDF's text may
+# hold NUL (a string "(a\000b)" draws one): it reached the run's evidence, and PostgreSQL refuses \u0000 in a JSON
+# column, so every run that cited the document failed (fuzzing, issue 12).
+_CONTROLS = {c: None for c in range(32) if chr(c) not in "\t\n\r\f"} | {ord("\f"): "\n", 0x7F: None}
+
+
 def extract_text(data: bytes, kind: str, limits: ExtractLimits | None = None) -> str:
-    """The document's text, paragraphs on their own lines (chunking cuts there first)."""
+    """The document's text, paragraphs on their own lines (chunking cuts there first), without control characters."""
     limits = limits or ExtractLimits()
     if kind in ("txt", "md"):
-        return _plain(data)
-    if kind == "pdf":
-        return _pdf(data, limits)
-    if kind == "docx":
-        return _docx(data, limits)
-    raise ExtractionError(f"unsupported document kind {kind!r}")
+        text = _plain(data)
+    elif kind == "pdf":
+        text = _pdf(data, limits)
+    elif kind == "docx":
+        text = _docx(data, limits)
+    else:
+        raise ExtractionError(f"unsupported document kind {kind!r}")
+    return text.translate(_CONTROLS)

@@ -8,8 +8,12 @@ import json
 import pytest
 
 from documents.models import UserDocument
+from documents.processing import chunk_key
+from knowledge.snippets import SnippetStore
 from memory.models import MemoryItem
 from runs.models import Run
+from tests.documents.files import tiny_pdf
+from tests.documents.test_documents_api import ask, upload
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -83,3 +87,21 @@ def test_a_json_syntax_error_says_where(api, specialist):
 
     assert response.json() == {"code": "malformed_request",
                                "detail": "the body is not valid JSON (line 2, column 15)"}
+
+
+@pytest.mark.django_db
+def test_a_pdf_whose_text_holds_nul_bytes_is_read_without_them_and_runs_on_it_finish(
+        api, specialist, catalog, django_capture_on_commit_callbacks):
+    # A PDF string "(a\000b)" draws a NUL; PostgreSQL refuses \u0000 in the run's JSON, so the run citing it failed.
+    pdf = tiny_pdf(["Dogovir orendy kvartyry", "Shtraf za prostrochennia oplaty \\000 5 vidsotkiv \\000 za den"])
+    uploaded = upload(api, django_capture_on_commit_callbacks, "d.pdf", pdf, "application/pdf")
+    document = UserDocument.objects.get(pk=uploaded.json()["id"])
+    chunks = [SnippetStore().get(chunk_key(org_id=document.org_id, document_id=document.pk, ordinal=i))
+              for i in range(document.n_chunks)]
+
+    run = ask(api, django_capture_on_commit_callbacks,
+              "Що в моєму договорі сказано про штраф? Shtraf za prostrochennia oplaty", user_ref="u1")
+
+    assert document.status == UserDocument.Status.READY and chunks and not any("\x00" in c for c in chunks)
+    assert run["status"] == "done", run["error"]
+    assert "doc" in {e["source"] for e in run["evidence"]}
