@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.embed_cache import VectorCache, cache_file, embed_with_cache, write_cache
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import dense_text, read_articles
+from knowledge.ingest.jsonl import IngestError
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
 
@@ -28,14 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-cache", action="store_true", help="embed every text, reuse no cached vector")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if not opts["path"].exists():
-            raise CommandError(f"file not found: {opts['path']}")
         if opts["batch_size"] <= 0:
             raise CommandError("--batch-size must be a positive number of articles")
+        if opts["out"].exists() and not opts["out"].is_dir():
+            raise CommandError(f"--out {opts['out']} is a file; give the directory of the cache file")
+        texts = self._texts(opts["path"])  # a bad file is refused before the model loads
         embedder = default_embedder()
-        # the texts ingest_laws will embed: the same titles from the catalog (load it first, as for ingest)
-        texts = [dense_text(a, settings.DENSE_HEAD_CHARS)
-                 for a in read_articles(opts["path"], canonical=act_corpus_ids(), names=act_names())]
         # read before the target is rewritten: --out is usually one of the cache dirs itself
         cache = None if opts["no_cache"] else VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS)
         progress = Progress("export_embeddings", total=len(texts), stream=sys.stderr)
@@ -48,6 +47,22 @@ class Command(BaseCommand):
             progress.advance(len(batch))
         progress.finish()
         target = cache_file(opts["out"], embedder.name)
-        write_cache(target, embedder.name, texts, np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim)))
+        try:
+            write_cache(target, embedder.name, texts, np.concatenate(vectors))
+        except OSError as exc:
+            raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from exc
         self.stdout.write(f"wrote {len(texts)} vectors of {embedder.name} to {target} "
                           f"({reused} from a cache, {len(texts) - reused} embedded)")
+
+    @staticmethod
+    def _texts(path: Path) -> list[str]:
+        """The texts ingest_laws will embed: the same titles from the catalog (load it first, as for ingest). A file
+        that cannot be read, or holds no article, is the operator's sentence (it was a traceback, or an empty cache)."""
+        try:
+            texts = [dense_text(a, settings.DENSE_HEAD_CHARS)
+                     for a in read_articles(path, canonical=act_corpus_ids(), names=act_names())]
+        except IngestError as exc:
+            raise CommandError(str(exc)) from exc
+        if not texts:
+            raise CommandError(f"no articles read from {path}")
+        return texts
