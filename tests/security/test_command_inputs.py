@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
+from runs.models import Run
 from tenancy.models import ApiKey
 
 NOT_UTF8 = b'{"question": "\xff\xfe"}\n'
@@ -98,3 +99,26 @@ def test_the_operator_sees_one_line_and_exit_code_1_not_a_traceback(tmp_path: Pa
 
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and "CommandError: " in done.stderr and "not UTF-8 text" in done.stderr
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("args, message", [
+    (["ask", "\udcff\udcfe ст. 36 КЗпП", "--specialist", "labour"], "invalid Unicode"),  # stray bytes of argv
+    (["ask", "ст. 36", "--specialist", "labour", "--org", "nope"], "in org 'nope'"),
+    (["forget_user", "--org", "acme", "--user-ref", "\udcff"], "invalid Unicode"),
+    (["forget_user", "--org", "acme", "--user-ref", " "], "must not be empty"),
+    (["eval_answers", "{blank}", "--specialist", "labour"], "a question was refused: question must not be empty"),
+    (["eval_answers", "{surrogate}", "--specialist", "labour"], "a question was refused: .*invalid Unicode"),
+], ids=["ask-surrogates", "ask-unknown-org", "forget-surrogate", "forget-blank", "eval-blank-question",
+        "eval-surrogate-question"])
+def test_text_a_database_cannot_store_is_refused_with_a_sentence(specialist: Any, tmp_path: Path, args: list[str],
+                                                                 message: str) -> None:
+    gold = '"gold": [{"act_nreg": "322-08", "article": "1"}]'
+    (tmp_path / "blank.jsonl").write_text('{"question": "   ", ' + gold + "}\n")
+    (tmp_path / "surrogate.jsonl").write_text('{"question": "\\ud800 ст. 1", ' + gold + "}\n")
+    places = {"blank": tmp_path / "blank.jsonl", "surrogate": tmp_path / "surrogate.jsonl"}
+
+    with pytest.raises(CommandError, match=message):
+        run(*[a.format(**places) for a in args])
+
+    assert not Run.objects.exists()

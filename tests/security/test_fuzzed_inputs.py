@@ -9,9 +9,13 @@ import pytest
 
 from documents.models import UserDocument
 from documents.processing import chunk_key
+from documents.services import document_create
 from knowledge.snippets import SnippetStore
+from lexery.errors import InputError
 from memory.models import MemoryItem
+from memory.services import memory_item_create
 from runs.models import Run
+from runs.services import run_create
 from tests.documents.files import tiny_pdf
 from tests.documents.test_documents_api import ask, upload
 
@@ -105,3 +109,25 @@ def test_a_pdf_whose_text_holds_nul_bytes_is_read_without_them_and_runs_on_it_fi
     assert document.status == UserDocument.Status.READY and chunks and not any("\x00" in c for c in chunks)
     assert run["status"] == "done", run["error"]
     assert "doc" in {e["source"] for e in run["evidence"]}
+
+
+UNSTORABLE = ["a\x00b", "\ud800", "x\udcff"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", UNSTORABLE, ids=["nul", "high-surrogate", "low-surrogate"])
+def test_the_services_refuse_text_a_database_cannot_store(specialist, text):
+    # DRF's fields refuse these before a service sees them; the commands call the services directly.
+    org = specialist.org
+    refusals = [
+        lambda: run_create(org=org, specialist=specialist, question=f"ст. 36 КЗпП {text}"),
+        lambda: run_create(org=org, specialist=specialist, question="ст. 36 КЗпП", user_ref=text),
+        lambda: run_create(org=org, specialist=specialist, question="ст. 36 КЗпП", conversation_id=text),
+        lambda: memory_item_create(org=org, user_ref="u1", text=text),
+        lambda: document_create(org=org, user_ref=text, filename="a.txt", content_type="text/plain", data=b"x"),
+    ]
+    for refuse in refusals:
+        with pytest.raises(InputError, match="NUL character or invalid Unicode"):
+            refuse()
+
+    assert Run.objects.count() == MemoryItem.objects.count() == UserDocument.objects.count() == 0
