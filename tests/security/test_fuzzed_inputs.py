@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
+from documents import shards
 from documents.models import UserDocument
 from documents.processing import chunk_key
 from documents.services import document_create
@@ -17,7 +19,8 @@ from memory.services import memory_item_create
 from runs.models import Run
 from runs.services import run_create
 from tests.documents.files import tiny_pdf
-from tests.documents.test_documents_api import ask, upload
+from tests.documents.test_documents_api import ask, stored_files, upload
+from tests.support.broker import BrokerProxy, celery_broker
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -131,3 +134,26 @@ def test_the_services_refuse_text_a_database_cannot_store(specialist, text):
             refuse()
 
     assert Run.objects.count() == MemoryItem.objects.count() == UserDocument.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)  # the tasks are queued on commit: the request's own commit
+def test_with_the_broker_down_an_upload_is_a_503_that_stores_nothing_and_a_delete_still_removes_all(
+        api, specialist, settings):
+    files_before = set(stored_files())
+    document = document_create(org=specialist.org, user_ref="u1", filename="a.txt", content_type="text/plain",
+                               data=b"hello")  # queued eagerly, as the test settings run tasks
+    shards.build(str(document.pk), [], embed_model="test", dim=4)  # the points a retrieval worker would have
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    with BrokerProxy() as proxy:
+        pass  # closed: nothing listens on its port, as with the broker's host down
+    with celery_broker(proxy.url):
+        upload = api.post("/api/v1/documents", {"file": SimpleUploadedFile("b.txt", b"hello", "text/plain"),
+                                                "user_ref": "u1"}, format="multipart")
+        deleted = api.delete(f"/api/v1/documents/{document.pk}")
+
+    assert upload.status_code == 503 and upload.json()["code"] == "unavailable", upload.content
+    assert "upload it again" in upload.json()["detail"]
+    assert deleted.status_code == 204, deleted.content
+    assert not UserDocument.objects.exists()
+    assert set(stored_files()) == files_before  # neither the refused upload's file nor the deleted one's
+    assert not shards.exists(str(document.pk))
