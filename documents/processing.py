@@ -41,7 +41,10 @@ def chunk_key(*, org_id: int, document_id: uuid.UUID | str, ordinal: int) -> str
 
 def limits() -> ExtractLimits:
     return ExtractLimits(max_uncompressed_bytes=settings.DOCUMENT_MAX_UNCOMPRESSED_BYTES,
-                         max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES)
+                         max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES,
+                         max_seconds=settings.DOCUMENT_EXTRACT_TIME_LIMIT_S,
+                         # each chunk holds at most CHUNK_MAX_CHARS: a longer text makes too many chunks
+                         max_chars=settings.DOCUMENT_MAX_CHUNKS * settings.CHUNK_MAX_CHARS)
 
 
 def _chunks(data: bytes, *, filename: str, kind: str) -> tuple[list[str], int]:

@@ -26,6 +26,12 @@ def document_extract_task(document_id: str) -> None:
         document_extract_failed(document_id=document_id, sentence=(
             f"reading the document took longer than {settings.DOCUMENT_EXTRACT_TIME_LIMIT_S} s "
             "(DOCUMENT_EXTRACT_TIME_LIMIT_S)"))
+    except Exception:
+        # A failure of ours (the stored file unreadable, a bug): the row must not wait in "extracting" for ever (no
+        # reaper looks at documents); Celery logs the exception this re-raises.
+        document_extract_failed(document_id=document_id,
+                                sentence="reading the document failed on our side; upload it again")
+        raise
 
 
 @shared_task(name="documents.index", acks_late=True, reject_on_worker_lost=True, ignore_result=True)

@@ -4,6 +4,7 @@ validation but broke later. Each is a 4xx with a stable code and a sentence of o
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -18,7 +19,7 @@ from memory.models import MemoryItem
 from memory.services import memory_item_create
 from runs.models import Run
 from runs.services import run_create
-from tests.documents.files import tiny_pdf
+from tests.documents.files import self_referring_pdf, slow_pdf, tiny_pdf
 from tests.documents.test_documents_api import ask, stored_files, upload
 from tests.support.broker import BrokerProxy, celery_broker
 
@@ -157,3 +158,51 @@ def test_with_the_broker_down_an_upload_is_a_503_that_stores_nothing_and_a_delet
     assert not UserDocument.objects.exists()
     assert set(stored_files()) == files_before  # neither the refused upload's file nor the deleted one's
     assert not shards.exists(str(document.pk))
+
+
+def extracted(api, capture, name: str, data: bytes) -> UserDocument:
+    response = upload(api, capture, name, data, "application/pdf")
+    assert response.status_code == 202, response.content
+    return UserDocument.objects.get(pk=response.json()["id"])
+
+
+@pytest.mark.django_db
+def test_a_pdf_that_refers_to_itself_fails_with_a_sentence(api, specialist, django_capture_on_commit_callbacks):
+    # pypdf raised an AttributeError, outside the errors _pdf caught: the extraction crashed, the row stayed
+    # "extracting" for ever.
+    document = extracted(api, django_capture_on_commit_callbacks, "loop.pdf", self_referring_pdf())
+
+    assert (document.status, document.error) == (UserDocument.Status.FAILED, "loop.pdf: the PDF could not be read")
+
+
+@pytest.mark.django_db
+def test_a_slow_pdf_is_stopped_at_the_time_limit_in_the_process_that_reads_it(
+        api, specialist, settings, django_capture_on_commit_callbacks):
+    # Embedded mode extracts in the web process, where no worker's time limit applies: 300 pages drawing one
+    # 1.3 MB stream each (a 1.4 MB file) kept a request busy for minutes.
+    settings.DOCUMENT_EXTRACT_TIME_LIMIT_S = 1
+    started = time.monotonic()
+
+    document = extracted(api, django_capture_on_commit_callbacks, "slow.pdf", slow_pdf(pages=12,
+                                                                                       shows_per_page=50_000))
+
+    assert document.status == UserDocument.Status.FAILED
+    assert document.error == "slow.pdf: reading the PDF took longer than 1 s (DOCUMENT_EXTRACT_TIME_LIMIT_S)"
+    assert time.monotonic() - started < 5  # ~0.5 s a page: it stopped after the page that passed the limit
+
+
+@pytest.mark.django_db
+def test_an_extraction_that_fails_on_our_side_ends_the_document_failed_not_extracting(
+        api, specialist, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as queued:  # stored, its extraction not yet run
+        document = document_create(org=specialist.org, user_ref="u1", filename="a.txt", content_type="text/plain",
+                                   data=b"hello")
+    SnippetStore().storage.delete(document.storage_key)  # the file store lost the original (fault injection)
+
+    with pytest.raises(FileNotFoundError):
+        for callback in queued:
+            callback()
+
+    document.refresh_from_db()
+    assert (document.status, document.error) == (UserDocument.Status.FAILED,
+                                                  "reading the document failed on our side; upload it again")
