@@ -138,13 +138,14 @@ def _docx(data: bytes, limits: ExtractLimits) -> str:
     check_zip(data, limits)
     try:
         document = docx.Document(io.BytesIO(data))
+        # python-docx reads the parts lazily: a document.xml without a body fails here, with an AttributeError
+        lines = [p.text for p in document.paragraphs]
+        for table in document.tables:  # contracts keep terms in tables too
+            for row in table.rows:
+                lines.append(" | ".join(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip())))
     except Exception as exc:  # python-docx has no error base of its own: KeyError, ValueError, lxml errors
         logger.info("DOCX unreadable", extra={"error": f"{type(exc).__name__}: {exc}"[:200]})
         raise ExtractionError("the DOCX document could not be read") from exc
-    lines = [p.text for p in document.paragraphs]
-    for table in document.tables:  # contracts keep terms in tables too
-        for row in table.rows:
-            lines.append(" | ".join(dict.fromkeys(cell.text.strip() for cell in row.cells if cell.text.strip())))
     return "\n".join(lines)
 
 

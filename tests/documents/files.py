@@ -78,3 +78,16 @@ def slow_pdf(pages: int, shows_per_page: int) -> bytes:
 def self_referring_pdf() -> bytes:
     """A catalog whose pages are an object that is only a reference to itself: pypdf fails with an AttributeError."""
     return _pdf_of([b"<< /Type /Catalog /Pages 3 0 R >>", b"<< >>", b"3 0 R"])
+
+
+def docx_with_body(document_xml: bytes) -> bytes:
+    """A real DOCX whose ``word/document.xml`` is replaced by ``document_xml``."""
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(tiny_docx(["x"])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            is_body = member.filename == "word/document.xml"
+            target.writestr(member, document_xml if is_body else source.read(member.filename))
+    return out.getvalue()

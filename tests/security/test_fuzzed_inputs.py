@@ -19,11 +19,12 @@ from memory.models import MemoryItem
 from memory.services import memory_item_create
 from runs.models import Run
 from runs.services import run_create
-from tests.documents.files import self_referring_pdf, slow_pdf, tiny_pdf
+from tests.documents.files import docx_with_body, self_referring_pdf, slow_pdf, tiny_pdf
 from tests.documents.test_documents_api import ask, stored_files, upload
 from tests.support.broker import BrokerProxy, celery_broker
 
 JSON = "application/json"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 FORM = "application/x-www-form-urlencoded"
 
 
@@ -206,3 +207,39 @@ def test_an_extraction_that_fails_on_our_side_ends_the_document_failed_not_extra
     document.refresh_from_db()
     assert (document.status, document.error) == (UserDocument.Status.FAILED,
                                                   "reading the document failed on our side; upload it again")
+
+
+W = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+HOSTILE_DOCX_BODIES = {
+    "no body": b"<w:document " + W + b"/>",  # python-docx raised AttributeError: the row stayed "extracting"
+    "another root": b"<x/>",
+    "paragraphs nested 100,000 deep": b"<w:document " + W + b"><w:body>" + b"<w:p>" * 100_000 + b"</w:p>" * 100_000
+                                      + b"</w:body></w:document>",
+    "a billion laughs": b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaaaaaaaa">'
+                        + b"".join(b'<!ENTITY %s "%s">' % (bytes([c]), b"&%s;" % bytes([c - 1]) * 10)
+                                   for c in range(ord("b"), ord("i")))
+                        + b"]><w:document " + W + b"><w:body><w:p><w:r><w:t>&h;</w:t></w:r></w:p></w:body>"
+                          b"</w:document>",
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("body", HOSTILE_DOCX_BODIES.values(), ids=list(HOSTILE_DOCX_BODIES))
+def test_a_docx_with_a_hostile_body_fails_with_a_sentence(api, specialist, django_capture_on_commit_callbacks, body):
+    response = upload(api, django_capture_on_commit_callbacks, "d.docx", docx_with_body(body), DOCX)
+    document = UserDocument.objects.get(pk=response.json()["id"])
+
+    assert (document.status, document.error) == (UserDocument.Status.FAILED,
+                                                  "d.docx: the DOCX document could not be read")
+
+
+@pytest.mark.django_db
+def test_a_docx_naming_an_external_entity_does_not_read_it(api, specialist, django_capture_on_commit_callbacks):
+    body = (b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/hostname">]><w:document ' + W
+            + b"><w:body><w:p><w:r><w:t>before &x; after</w:t></w:r></w:p></w:body></w:document>")
+    response = upload(api, django_capture_on_commit_callbacks, "d.docx", docx_with_body(body), DOCX)
+    document = UserDocument.objects.get(pk=response.json()["id"])
+    chunks = [SnippetStore().get(chunk_key(org_id=document.org_id, document_id=document.pk, ordinal=i))
+              for i in range(document.n_chunks)]
+
+    assert open("/etc/hostname").read().strip() not in "".join(chunks)
