@@ -19,8 +19,11 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.http import Http404
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
+from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_handler
 
 from lexery.errors import ServiceError
@@ -89,3 +92,20 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(data, dict):
         response.data = {"code": _code(exc), **data}
     return response
+
+
+@extend_schema(exclude=True)
+class ApiNotFound(APIView):
+    """Every path under /api/ that names no endpoint (``/api/v1/nope``, ``/api/v1/runs/`` with a slash): a 404 in
+    the API's shape. Django answered those with its HTML page — in embedded mode the debug page listing every URL
+    pattern. Routed last; answers before authentication, as a missing page says nothing about anyone's data."""
+
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+    throttle_classes: list[Any] = []
+
+    def _not_found(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return error_response(status.HTTP_404_NOT_FOUND, "not_found",
+                              "no such API endpoint; the endpoints are listed in the schema at /api/schema/")
+
+    get = post = put = patch = delete = head = options = _not_found

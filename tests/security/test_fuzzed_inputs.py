@@ -243,3 +243,14 @@ def test_a_docx_naming_an_external_entity_does_not_read_it(api, specialist, djan
               for i in range(document.n_chunks)]
 
     assert open("/etc/hostname").read().strip() not in "".join(chunks)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method, path", [("get", "/api/v1/nope"), ("post", "/api/v1/runs/"),
+                                          ("delete", "/api/v2/memory/1"), ("put", "/api/"), ("get", "/api/v1/%ff")])
+def test_a_path_under_api_that_names_no_endpoint_is_a_json_404(api, client, method, path):
+    for caller in (api, client):  # with a key and without one
+        response = getattr(caller, method)(path)
+
+        assert response.status_code == 404 and response["Content-Type"] == "application/json", response.content
+        assert response.json()["code"] == "not_found" and "/api/schema/" in response.json()["detail"]
