@@ -18,8 +18,10 @@ from django.core.exceptions import (
     TooManyFieldsSent,
     TooManyFilesSent,
 )
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
+from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -51,6 +53,11 @@ SUSPICIOUS = [
 ]
 
 
+# A dependency down (fault injection, issue 12): the database or the task broker refusing connections is not a bug
+# of the request; a 503 says to try again, and the operators get the traceback as for a 500.
+UNAVAILABLE_SENTENCE = "a service this request needs is unavailable; try again shortly"
+
+
 def error_response(status_code: int, code: str, detail: str, **extra: Any) -> Response:
     return Response({"code": code, "detail": detail, **extra}, status=status_code)
 
@@ -66,6 +73,12 @@ def _code(exc: Exception) -> str:
     return str(getattr(exc, "default_code", "error"))
 
 
+def _is_outage(exc: Exception) -> bool:
+    """The database or the broker could not be reached: only their connection errors, not a query they refused
+    (an IntegrityError or a DataError is a bug of ours, a 500)."""
+    return isinstance(exc, (OperationalError, InterfaceError, BrokerError))
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return error_response(exc.status_code, exc.code, str(exc))
@@ -73,6 +86,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(exc, kind):
             logger.warning("API request refused", extra={"why": type(exc).__name__})
             return error_response(status_code, code, sentence)
+    if _is_outage(exc):
+        logger.exception("API request failed: a dependency is unavailable")
+        return error_response(status.HTTP_503_SERVICE_UNAVAILABLE, "unavailable", UNAVAILABLE_SENTENCE)
     response = drf_handler(exc, context)
     if response is None:  # not an API exception: a bug or an outage, never the client's business
         view = context.get("view")

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 
 from documents import shards
 from documents.models import UserDocument
@@ -22,6 +25,7 @@ from runs.services import run_create
 from tests.documents.files import docx_with_body, self_referring_pdf, slow_pdf, tiny_pdf
 from tests.documents.test_documents_api import ask, stored_files, upload
 from tests.support.broker import BrokerProxy, celery_broker
+from tests.support.loopback import closed_port
 
 JSON = "application/json"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -254,3 +258,39 @@ def test_a_path_under_api_that_names_no_endpoint_is_a_json_404(api, client, meth
 
         assert response.status_code == 404 and response["Content-Type"] == "application/json", response.content
         assert response.json()["code"] == "not_found" and "/api/schema/" in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_with_the_rate_limits_cache_down_the_api_still_answers(api, specialist, settings):
+    # Before: every API request was a 500 while the throttle's Redis refused connections.
+    settings.CACHES = {**settings.CACHES, "throttle": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": f"redis://127.0.0.1:{closed_port()}/0"}}
+
+    assert api.get("/api/v1/memory").status_code == 200
+
+
+@contextmanager
+def database_unreachable() -> Iterator[None]:
+    """This process's connection pointed where no database answers (fault injection), then back."""
+    if connection.vendor == "sqlite":
+        pytest.skip("Django keeps an in-memory test database's connection open: it cannot be taken away")
+    params = connection.settings_dict
+    saved = dict(params)
+    connection.close()
+    params["HOST"], params["PORT"] = "127.0.0.1", str(closed_port())
+    try:
+        yield
+    finally:
+        connection.close()
+        params.clear()
+        params.update(saved)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_database_down_the_api_answers_503_with_a_sentence(api, specialist):
+    with database_unreachable():
+        response = api.get("/api/v1/memory")
+
+    assert response.status_code == 503, response.content
+    assert response.json() == {"code": "unavailable",
+                               "detail": "a service this request needs is unavailable; try again shortly"}
