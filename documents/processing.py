@@ -104,6 +104,12 @@ def document_extract_failed(*, document_id: str, sentence: str, store: SnippetSt
     return document
 
 
+def document_index_failed(*, document_id: str, sentence: str) -> None:
+    """End a document still waiting to be indexed with a sentence for the client (its chunks stay until delete)."""
+    UserDocument.objects.filter(pk=document_id, status=UserDocument.Status.INDEXING).update(
+        status=UserDocument.Status.FAILED, error=sentence[:1000])
+
+
 def delete_keys(store: SnippetStore, keys: list[str]) -> None:
     for key in keys:
         try:

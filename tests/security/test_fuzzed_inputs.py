@@ -9,13 +9,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from kombu.exceptions import OperationalError as BrokerError
 
 from documents import shards
 from documents.models import UserDocument
 from documents.processing import chunk_key
 from documents.services import document_create
+from documents.tasks import document_extract_task
 from knowledge.snippets import SnippetStore
 from lexery.errors import InputError
 from memory.models import MemoryItem
@@ -294,3 +297,23 @@ def test_with_the_database_down_the_api_answers_503_with_a_sentence(api, special
     assert response.status_code == 503, response.content
     assert response.json() == {"code": "unavailable",
                                "detail": "a service this request needs is unavailable; try again shortly"}
+
+
+@pytest.mark.django_db(transaction=True)  # the index task is queued on the extraction's commit
+def test_with_the_broker_down_after_extraction_the_document_ends_failed_not_indexing(specialist, settings):
+    store = SnippetStore()
+    document = UserDocument.objects.create(org=specialist.org, user_ref="u1", filename="a.txt", kind="txt",
+                                           content_type="text/plain", size=5, status=UserDocument.Status.EXTRACTING,
+                                           storage_key="pending")
+    key = store.storage.save(f"docs/{specialist.org.pk}/{document.pk}/original.txt", ContentFile(b"hello"))
+    UserDocument.objects.filter(pk=document.pk).update(storage_key=key)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    with BrokerProxy() as proxy:
+        pass  # closed
+    with celery_broker(proxy.url), pytest.raises(BrokerError):
+        document_extract_task(str(document.pk))  # the worker's task, run here
+
+    document.refresh_from_db()
+    assert (document.status, document.error) == (
+        UserDocument.Status.FAILED,
+        "the document could not be queued for indexing (the task broker is unavailable); upload it again")
