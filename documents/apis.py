@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from documents.selectors import document_get_for_org, document_list
 from documents.services import document_create, document_delete
 from documents.uploads import limit_upload
+from lexery.parsers import MultiPartParser
 from runs.serializers import UserRefQuerySerializer
 from tenancy.auth import request_org
 

@@ -41,7 +41,10 @@ def chunk_key(*, org_id: int, document_id: uuid.UUID | str, ordinal: int) -> str
 
 def limits() -> ExtractLimits:
     return ExtractLimits(max_uncompressed_bytes=settings.DOCUMENT_MAX_UNCOMPRESSED_BYTES,
-                         max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES)
+                         max_zip_ratio=settings.DOCUMENT_MAX_ZIP_RATIO, max_pdf_pages=settings.DOCUMENT_MAX_PDF_PAGES,
+                         max_seconds=settings.DOCUMENT_EXTRACT_TIME_LIMIT_S,
+                         # each chunk holds at most CHUNK_MAX_CHARS: a longer text makes too many chunks
+                         max_chars=settings.DOCUMENT_MAX_CHUNKS * settings.CHUNK_MAX_CHARS)
 
 
 def _chunks(data: bytes, *, filename: str, kind: str) -> tuple[list[str], int]:
@@ -99,6 +102,12 @@ def document_extract_failed(*, document_id: str, sentence: str, store: SnippetSt
     logger.info("document extraction failed", extra={"document": document_id, "why": sentence[:200]})
     document.refresh_from_db()
     return document
+
+
+def document_index_failed(*, document_id: str, sentence: str) -> None:
+    """End a document still waiting to be indexed with a sentence for the client (its chunks stay until delete)."""
+    UserDocument.objects.filter(pk=document_id, status=UserDocument.Status.INDEXING).update(
+        status=UserDocument.Status.FAILED, error=sentence[:1000])
 
 
 def delete_keys(store: SnippetStore, keys: list[str]) -> None:

@@ -17,13 +17,21 @@ from pathlib import PurePosixPath
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
+from kombu.exceptions import OperationalError as BrokerError
 
 from documents.extract import ExtractionError, check_zip, document_kind
 from documents.models import UserDocument
-from documents.processing import DocumentInputError, chunk_key, delete_keys, document_prefix, limits
+from documents.processing import (
+    DocumentInputError,
+    chunk_key,
+    delete_keys,
+    document_prefix,
+    document_unindex,
+    limits,
+)
 from documents.tasks import enqueue_extract, enqueue_unindex
 from knowledge.snippets import SnippetStore
-from lexery.errors import QuotaExceeded
+from lexery.errors import QuotaExceeded, Unavailable
 from runs.services import clean_ref
 from tenancy.models import Org
 
@@ -67,13 +75,37 @@ def document_create(*, org: Org, user_ref: str, filename: str, content_type: str
             document = UserDocument.objects.create(
                 id=doc_id, org=org, user_ref=user, filename=name, content_type=(content_type or "")[:100],
                 kind=kind, size=len(data), storage_key=original, status=UserDocument.Status.EXTRACTING)
-            transaction.on_commit(lambda: enqueue_extract(str(doc_id)))
+            transaction.on_commit(lambda: _queue_extract(document))
     except Exception:
-        delete_keys(store, written)  # the row rolled back; the stored file must go too
+        delete_keys(store, written)  # the row rolled back (or _queue_extract deleted it); the stored file goes too
         raise
     logger.info("document stored", extra={"org": org.slug, "document": str(doc_id), "kind": kind,
                                           "bytes": len(data)})
     return document
+
+
+def _queue_extract(document: UserDocument) -> None:
+    """Queue the extraction once the row is committed. With the broker down the row would wait in ``extracting``
+    for ever (no reaper looks at documents) behind a 500 (fault injection, issue 12): the upload is undone instead
+    and refused with a 503 that says to send it again."""
+    try:
+        enqueue_extract(str(document.pk))
+    except BrokerError as exc:
+        logger.warning("document not queued: the broker is unavailable", extra={"document": str(document.pk)})
+        document.delete()
+        raise Unavailable("the document could not be queued for reading (the task broker is unavailable); nothing "
+                          "was stored: upload it again") from exc
+
+
+def _unindex(document_id: str) -> None:
+    """Remove the points on a retrieval worker; with the broker down, here (a shard is a folder, a Qdrant server a
+    call): the row and the files are already gone, so the delete stands, and nothing of the document stays behind."""
+    try:
+        enqueue_unindex(document_id)
+    except BrokerError:
+        logger.warning("document unindex not queued: the broker is unavailable; removing its points in the request",
+                       extra={"document": document_id})
+        document_unindex(document_id=document_id)
 
 
 def document_delete(*, document: UserDocument, store: SnippetStore | None = None) -> None:
@@ -86,7 +118,7 @@ def document_delete(*, document: UserDocument, store: SnippetStore | None = None
     with transaction.atomic():
         document.delete()
         transaction.on_commit(lambda: delete_keys(store, keys))
-        transaction.on_commit(lambda: enqueue_unindex(doc_id))
+        transaction.on_commit(lambda: _unindex(doc_id))
     logger.info("document deleted", extra={"document": doc_id})
 
 

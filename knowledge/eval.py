@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from knowledge.ingest.jsonl import IngestError, numbered_lines
 from legaltext.lexicon import ActLexicon
 from pipeline.contracts import RawHits, SpecialistProfile
 from pipeline.stages.intake import intake
@@ -120,28 +121,29 @@ def _in_group(group: str) -> Callable[[CaseResult], bool]:
 
 def read_cases(path: Path, *, sample: int | None = None, seed: int = 0) -> tuple[list[EvalCase], int]:
     """Cases with a question (``question`` or ``query``) and a non-empty ``gold``; others are counted as skipped."""
-    if not path.exists():
-        raise EvalInputError(f"file not found: {path}")
+    if sample is not None and sample <= 0:
+        raise EvalInputError("--sample must be a positive number of lines")
     cases: list[EvalCase] = []
     skipped = 0
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EvalInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
-            question = rec.get("question") or rec.get("query") if isinstance(rec, dict) else None
-            gold = rec.get("gold") if isinstance(rec, dict) else None
-            if not question or not gold:
-                skipped += 1
-                continue
-            try:
-                pairs = tuple((str(g["act_nreg"]).lower(), str(g["article"])) for g in gold)
-            except (KeyError, TypeError) as exc:
-                raise EvalInputError(f"{path}:{lineno}: gold items need act_nreg and article") from exc
-            cases.append(EvalCase(str(question), pairs))
+    try:
+        lines = list(numbered_lines(path))  # a folder, a file that is not UTF-8: a sentence, not a traceback
+    except IngestError as exc:
+        raise EvalInputError(str(exc)) from exc
+    for lineno, line in lines:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvalInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
+        question = rec.get("question") or rec.get("query") if isinstance(rec, dict) else None
+        gold = rec.get("gold") if isinstance(rec, dict) else None
+        if not question or not gold:
+            skipped += 1
+            continue
+        try:
+            pairs = tuple((str(g["act_nreg"]).lower(), str(g["article"])) for g in gold)
+        except (KeyError, TypeError) as exc:
+            raise EvalInputError(f"{path}:{lineno}: gold items need act_nreg and article") from exc
+        cases.append(EvalCase(str(question), pairs))
     if not cases:
         raise EvalInputError(f"{path}: no line has a question and a gold list")
     if sample is not None and sample < len(cases):

@@ -405,6 +405,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "runs.schema.LexeryAutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # DRF's parsers with our sentences for a body they cannot read (lexery/parsers.py)
+    "DEFAULT_PARSER_CLASSES": ["lexery.parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "lexery.parsers.MultiPartParser"],
     "EXCEPTION_HANDLER": "lexery.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["runs.throttling.ApiKeyRateThrottle"],
     "UNAUTHENTICATED_USER": None,

@@ -1,9 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from documents.apis import DocumentDetailApi, DocumentListCreateApi
 from knowledge.apis import DoclistResolveApi
+from lexery.api_errors import ApiNotFound
 from memory.apis import MemoryDetailApi, MemoryListCreateApi
 from runs.apis import RunCancelApi, RunClarificationApi, RunCreateApi, RunDetailApi, RunEventsApi
 from runs.cost_apis import CostReportApi
@@ -24,4 +25,5 @@ urlpatterns = [
     path("api/v1/documents/<str:document_id>", DocumentDetailApi.as_view(), name="document-detail"),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[], authentication_classes=[]),
          name="schema"),
+    re_path(r"^api/", ApiNotFound.as_view(), name="api-not-found"),  # last: only what nothing above matched
 ]

@@ -14,7 +14,7 @@ from legaltext.text import normalize
 from lexery.errors import InputError, QuotaExceeded
 from memory.models import MemoryItem
 from runs.models import Run
-from runs.services import clean_ref
+from runs.services import check_text, clean_ref
 from tenancy.models import Org
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ def memory_item_create(*, org: Org, user_ref: str, text: str, source_run: Run | 
                        store: SnippetStore | None = None) -> MemoryItem:
     user = clean_ref(user_ref, name="user_ref", error=MemoryInputError,
                      required_because="memory belongs to one end user of the org")
-    cleaned = normalize(text or "")
+    cleaned = normalize(check_text(text or "", name="text", error=MemoryInputError))
     if not cleaned:
         raise MemoryInputError("text must not be empty")
     if len(cleaned) > settings.MEMORY_ITEM_MAX_CHARS:

@@ -20,10 +20,12 @@ from documents.models import UserDocument
 from documents.services import document_delete
 from engine.channel_ports import history_key
 from knowledge.snippets import SnippetStore
+from lexery.errors import InputError
 from llm.models import CostLedgerEntry
 from memory.models import MemoryItem
 from memory.services import memory_item_delete
 from runs.models import Run, RunContext, StageEvent
+from runs.services import clean_ref
 from tenancy.models import ApiKey, Org
 
 logger = logging.getLogger(__name__)
@@ -69,6 +71,7 @@ class Forgotten:
 
 
 def user_forget(*, org: Org, user_ref: str, store: SnippetStore | None = None) -> Forgotten:
+    user_ref = clean_ref(user_ref, name="user_ref", error=InputError, required_because="it names the user to forget")
     store = store or SnippetStore()
     items = list(MemoryItem.objects.filter(org=org, user_ref=user_ref))
     for item in items:

@@ -39,10 +39,23 @@ REF_MAX_CHARS = 100  # user_ref and conversation_id: the columns' width
 REQUEST_ID_MAX_CHARS = 128  # Run.request_id's width: the longest id ops.middleware accepts from a caller
 
 
+# A lone surrogate cannot be encoded to store (UnicodeEncodeError) and PostgreSQL refuses NUL in text: DRF's fields
+# refuse both, but the commands (``ask`` decodes an argument's stray bytes to surrogates, eval_answers reads JSON
+# "\ud800") reach the services directly, and those tracebacked (fuzzing, issue 12).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def check_text(value: str, *, name: str, error: type[ValueError]) -> str:
+    """``value`` unchanged when a database can store it; else ``error`` with a sentence naming ``name``."""
+    if _UNSTORABLE.search(value):
+        raise error(f"{name} holds a NUL character or invalid Unicode (a lone surrogate)")
+    return value
+
+
 def clean_ref(value: str | None, *, name: str, error: type[ValueError], required_because: str | None = None) -> str:
     """A user_ref / conversation_id as stored: stripped, at most REF_MAX_CHARS; ``required_because`` makes an empty
     one an error with that reason. Each service raises its own input error, which its API turns into a 400."""
-    cleaned = (value or "").strip()
+    cleaned = check_text((value or "").strip(), name=name, error=error)
     if not cleaned and required_because:
         raise error(f"{name} must not be empty: {required_because}")
     if len(cleaned) > REF_MAX_CHARS:
@@ -57,7 +70,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     ``conversation_id`` links it to the earlier runs of that user whose turns it sees as history."""
     user_ref = clean_ref(user_ref, name="user_ref", error=RunInputError)
     conversation_id = clean_ref(conversation_id, name="conversation_id", error=RunInputError)
-    cleaned = normalize(question or "")
+    cleaned = normalize(check_text(question or "", name="question", error=RunInputError))
     if not cleaned:
         raise RunInputError("question must not be empty")
     if len(cleaned) > settings.QUESTION_MAX_CHARS:
@@ -118,6 +131,7 @@ def run_clarification_answer(*, run: Run, option: str | None = None, answer: str
     """Bind the chosen act and resume the run where ORCH says (seed 001: from U7, keeping U4's hits)."""
     if not (option or answer) or (option and answer):
         raise RunInputError("give exactly one of 'option' (an offered act number) or 'answer' (free text)")
+    check_text(option or answer or "", name="option" if option else "answer", error=RunInputError)
     with transaction.atomic():
         locked = Run.objects.select_for_update().get(pk=run.pk)
         if locked.status != Run.Status.AWAITING_CLARIFICATION:

@@ -15,9 +15,13 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from lexery.errors import InputError
 from tenancy.models import ApiKey, ApiKeyAudit, Org
 
 KEY_PREFIX = "lx_"
+# A hundred years: longer is "never" (0). A day count past the calendar's end overflowed while the expiry was
+# computed, a traceback of create_api_key (fuzzing, issue 12).
+MAX_TTL_DAYS = 36_500
 
 
 def digest(key: str) -> str:
@@ -33,8 +37,13 @@ def api_key_issue(*, org: Org, name: str = "", expires_at: datetime | None = Non
                   actor: str = "system") -> tuple[ApiKey, str]:
     """A new key: the row (digest only) and the key itself, which nobody can see again. It expires at
     ``expires_at``, else after ``ttl_days`` (None: ``API_KEY_TTL_DAYS``; 0: never)."""
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
     days = settings.API_KEY_TTL_DAYS if ttl_days is None else ttl_days
+    if not 0 <= days <= MAX_TTL_DAYS:
+        raise InputError(f"a key's lifetime is {days} days; it must be 0 (never expires) to {MAX_TTL_DAYS}")
+    name_limit = ApiKey._meta.get_field("name").max_length or 0
+    if len(name) > name_limit:  # PostgreSQL refuses the row; a sentence now, not a DataError
+        raise InputError(f"a key's name is {len(name)} characters long; the limit is {name_limit}")
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
     if expires_at is None and days:
         expires_at = timezone.now() + timedelta(days=days)
     with transaction.atomic():

@@ -15,18 +15,26 @@ class IngestError(Exception):
 
 
 def open_text(path: Path) -> Iterator[str]:
+    """The file's lines as text. Every way it cannot be read is an ``IngestError`` naming it: a folder, a file that is
+    not UTF-8, a cut or fake gzip, an I/O error — before, the first two were a traceback of the command."""
     if not path.exists():
         raise IngestError(f"file not found: {path}")
-    if path.suffix != ".gz":
-        with open(path, encoding="utf-8") as fh:
-            yield from fh
-        return
+    if not path.is_file():
+        raise IngestError(f"{path}: not a file")
+    read = 0
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            yield from fh
+        with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz"
+              else open(path, encoding="utf-8")) as fh:
+            for line in fh:
+                read += 1
+                yield line
+    except UnicodeDecodeError as exc:  # decoded in blocks: the line is where the block starts, or after it
+        raise IngestError(f"{path}: not UTF-8 text (at line {read + 1} or after it)") from exc
     # A cut download or a file that only ends in .gz: a sentence naming the file, not a zlib traceback.
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise IngestError(f"{path}: not a complete gzip file ({exc})") from exc
+    except OSError as exc:
+        raise IngestError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
 
 
 def find_jsonl(folder: Path, name: str) -> Path | None:

@@ -44,3 +44,50 @@ def tiny_docx(paragraphs: list[str], table: list[list[str]] | None = None) -> by
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
+
+
+def _pdf_of(objects: list[bytes]) -> bytes:
+    """A PDF 1.4 of these objects (numbered from 1, the first the catalog) with a correct cross-reference table."""
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return out
+
+
+def slow_pdf(pages: int, shows_per_page: int) -> bytes:
+    """``pages`` pages that all draw one content stream of ``shows_per_page`` text operations: a small file whose
+    text takes pypdf about a second per 100,000 operations per page to extract."""
+    content = b"BT /F1 12 Tf 72 720 Td " + b"(a) Tj " * shows_per_page + b"ET"
+    kids = b" ".join(b"3 0 R" for _ in range(pages))
+    return _pdf_of([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ])
+
+
+def self_referring_pdf() -> bytes:
+    """A catalog whose pages are an object that is only a reference to itself: pypdf fails with an AttributeError."""
+    return _pdf_of([b"<< /Type /Catalog /Pages 3 0 R >>", b"<< >>", b"3 0 R"])
+
+
+def docx_with_body(document_xml: bytes) -> bytes:
+    """A real DOCX whose ``word/document.xml`` is replaced by ``document_xml``."""
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(tiny_docx(["x"])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            is_body = member.filename == "word/document.xml"
+            target.writestr(member, document_xml if is_body else source.read(member.filename))
+    return out.getvalue()

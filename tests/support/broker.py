@@ -113,18 +113,27 @@ def celery_broker(url: str) -> Iterator[None]:
     from celery import current_app
     from kombu import pools
 
-    def repoint(to: str, eager: bool) -> None:
+    keys = ("broker_url", "task_always_eager")
+
+    def repoint(values: dict[str, Any]) -> None:
         pools.reset()  # closes and forgets every pooled connection (kombu keeps one registry per process)
         current_app._pool = None
         current_app.amqp._producer_pool = None
-        current_app.conf.broker_url, current_app.conf.task_always_eager = to, eager
+        for key in keys:
+            if key in values:
+                current_app.conf[key] = values[key]
+            else:
+                current_app.conf.changes.pop(key, None)
 
-    before = current_app.conf.broker_url, current_app.conf.task_always_eager
-    repoint(url, False)
+    # Put back the app's own overrides, not the values read now: an unset key reads through to Django's settings,
+    # which a test's settings fixture may have changed for its duration only (writing back what it read then left
+    # every later test's tasks queued instead of run eagerly).
+    before = {key: current_app.conf.changes[key] for key in keys if key in current_app.conf.changes}
+    repoint({"broker_url": url, "task_always_eager": False})
     try:
         yield
     finally:
-        repoint(*before)
+        repoint(before)
 
 
 def queued_tasks(client: redis.Redis, queue: str) -> list[dict[str, Any]]:

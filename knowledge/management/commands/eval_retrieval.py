@@ -32,8 +32,6 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["k"] <= 0:
             raise CommandError("--k must be a positive number of results")
-        if opts["sample"] is not None and opts["sample"] <= 0:
-            raise CommandError("--sample must be a positive number of lines")
         try:
             cases, skipped = read_cases(opts["path"], sample=opts["sample"], seed=opts["seed"])
         except EvalInputError as exc:

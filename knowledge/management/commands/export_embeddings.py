@@ -11,8 +11,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.embed_cache import ARTICLES, SENTENCES, VectorCache, cache_file, embed_with_cache, write_cache
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
+from knowledge.ingest.jsonl import IngestError
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
+from legaltext.chunking import Article
 
 
 class Command(BaseCommand):
@@ -29,12 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--no-cache", action="store_true", help="embed every text, reuse no cached vector")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if not opts["path"].exists():
-            raise CommandError(f"file not found: {opts['path']}")
         if opts["batch_size"] <= 0:
             raise CommandError("--batch-size must be a positive number of articles")
-        # the texts ingest_laws will embed: the same titles from the catalog (load it first, as for ingest)
-        articles = list(read_articles(opts["path"], canonical=act_corpus_ids(), names=act_names()))
+        if opts["out"].exists() and not opts["out"].is_dir():
+            raise CommandError(f"--out {opts['out']} is a file; give the directory of the cache file")
+        articles = self._articles(opts["path"])  # a bad file is refused before the model loads
         self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
         sentences = [s for a in articles for s in article_sentences(
             a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
@@ -55,7 +56,21 @@ class Command(BaseCommand):
             progress.advance(len(batch))
         progress.finish()
         target = cache_file(opts["out"], embedder.name, kind)
-        write_cache(target, embedder.name, texts, np.concatenate(vectors) if vectors else np.zeros((0, embedder.dim)),
-                    quantized=kind == SENTENCES)
+        try:
+            write_cache(target, embedder.name, texts, np.concatenate(vectors), quantized=kind == SENTENCES)
+        except OSError as exc:
+            raise CommandError(f"cannot write {target}: {exc.strerror or exc}") from exc
         self.stdout.write(f"wrote {len(texts)} {kind} vectors of {embedder.name} to {target} "
                           f"({reused} from a cache, {len(texts) - reused} embedded)")
+
+    @staticmethod
+    def _articles(path: Path) -> list[Article]:
+        """The articles ingest_laws will embed, with the catalog's titles (load it first, as for ingest). A file
+        that cannot be read, or holds no article, is the operator's sentence (it was a traceback, or an empty cache)."""
+        try:
+            articles = list(read_articles(path, canonical=act_corpus_ids(), names=act_names()))
+        except IngestError as exc:
+            raise CommandError(str(exc)) from exc
+        if not articles:
+            raise CommandError(f"no articles read from {path}")
+        return articles

@@ -45,7 +45,8 @@ class Command(BaseCommand):
             specialists = specialists.filter(org__slug=opts["org"])
         specialist = specialists.first()
         if specialist is None:
-            raise CommandError(f"no specialist {opts['specialist']!r}: run 'python manage.py seed_demo' first")
+            of_org = f" in org {opts['org']!r}" if opts["org"] else ""
+            raise CommandError(f"no specialist {opts['specialist']!r}{of_org}: run 'python manage.py seed_demo' first")
         org: Org = specialist.org
         try:
             overrides = {} if opts["assembler"] is None else {PROMPT_ASSEMBLER_ENABLED: opts["assembler"] == "on"}

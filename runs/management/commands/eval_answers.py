@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge.eval import EvalInputError, read_cases
 from knowledge.progress import Progress
 from runs.answer_eval import evaluate_answers
+from runs.services import RunInputError
 from tenancy.models import Specialist
 
 
@@ -39,8 +40,11 @@ class Command(BaseCommand):
         except EvalInputError as exc:
             raise CommandError(str(exc)) from exc
         progress = Progress("eval_answers", total=len(cases), stream=sys.stderr)
-        report = evaluate_answers(cases, org=specialist.org, specialist=specialist,
-                                  on_case=lambda _: progress.advance())
+        try:
+            report = evaluate_answers(cases, org=specialist.org, specialist=specialist,
+                                      on_case=lambda _: progress.advance())
+        except RunInputError as exc:  # a blank, over-long or unstorable question of the file
+            raise CommandError(f"{opts['path']}: a question was refused: {exc}") from exc
         progress.finish()
         for r in report.misses()[:opts["show_misses"]]:
             gold = ", ".join(f"{n}#{a}" for n, a in r.case.gold)

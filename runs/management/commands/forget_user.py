@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lexery.errors import InputError
 from runs.lifecycle import user_forget
 from tenancy.models import Org
 
@@ -20,8 +21,9 @@ class Command(BaseCommand):
         org = Org.objects.filter(slug=opts["org"]).first()
         if org is None:
             raise CommandError(f"no org with slug {opts['org']!r}")
-        if not opts["user_ref"].strip():
-            raise CommandError("--user-ref must not be empty")
-        done = user_forget(org=org, user_ref=opts["user_ref"].strip())
+        try:
+            done = user_forget(org=org, user_ref=opts["user_ref"])
+        except InputError as exc:
+            raise CommandError(f"--user-ref: {exc}") from exc
         self.stdout.write(f"forgot {done.memory_items} memory item(s), {done.documents} document(s), "
                           f"{done.runs} run(s)")

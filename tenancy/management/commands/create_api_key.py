@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lexery.errors import InputError
 from tenancy.auth import api_key_issue
 from tenancy.models import Org
 
@@ -21,8 +22,9 @@ class Command(BaseCommand):
         org = Org.objects.filter(slug=opts["org"]).first()
         if org is None:
             raise CommandError(f"no org with slug {opts['org']!r}")
-        ttl = opts["ttl_days"]
-        if ttl is not None and ttl < 0:
-            raise CommandError("--ttl-days must be 0 (never) or more")
-        _, raw = api_key_issue(org=org, name=opts["name"], ttl_days=ttl, actor="manage.py create_api_key")
+        try:
+            _, raw = api_key_issue(org=org, name=opts["name"], ttl_days=opts["ttl_days"],
+                                   actor="manage.py create_api_key")
+        except InputError as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(raw)
