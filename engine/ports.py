@@ -69,6 +69,12 @@ class QdrantSearchPort:
     def embed_model(self) -> str:
         return self.embedder.name
 
+    def prepare(self, queries: list[str]) -> None:
+        missing = [q for q in dict.fromkeys(queries) if q not in self._query_cache]
+        if missing:
+            vectors = self.embedder.embed_query(missing)
+            self._query_cache.update((q, v.tolist()) for q, v in zip(missing, vectors, strict=True))
+
     def _vector(self, query: str) -> list[float]:
         if query not in self._query_cache:  # a plan often runs the same question with and without filters
             self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()

@@ -97,6 +97,10 @@ class SearchPort(Protocol):
         """Each chunk's best sentence cosine with the query; chunks without sentence vectors are left out."""
         ...
 
+    def prepare(self, queries: list[str]) -> None:
+        """The dense searches and meaning reranks that follow will use these queries: embed them in one call."""
+        ...
+
 
 class Ranks(NamedTuple):
     """An article's 0-based rank in the lexical and the dense list (None: not found there), and for the first
@@ -192,6 +196,8 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     """Dense and BM25 fused, the first MEANING_DEPTH reranked by meaning, the step's limit kept."""
     depth = max(step.limit, MEANING_DEPTH)
     pool = max(step.limit * POOL_FACTOR, 40)
+    asked = meaning_query(step.query) if MEANING_WEIGHT > 0 else step.query
+    port.prepare([step.query, asked])  # one model call for both: ~39 ms against ~50 ms for two on this CPU
     fused = fuse(port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool),
                  depth,
                  # a weight-0 list could only relabel: its search is not run
@@ -201,7 +207,7 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     if MEANING_WEIGHT <= 0 or len(fused) < 2:
         return fused[:step.limit]
     keys = list(dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused))
-    return rerank_by_meaning(fused, port.meaning(meaning_query(step.query), keys), step.limit)
+    return rerank_by_meaning(fused, port.meaning(asked, keys), step.limit)
 
 
 def meaning_query(query: str) -> str:
