@@ -91,22 +91,26 @@ def test_only_the_first_sentences_are_embedded_and_cut(without_meaning: None) ->
     assert scores[0] == pytest.approx(offline.MEANING_WEIGHT) and scores[-5:] == [0.0] * 5
 
 
+class Counting:
+    """The real model, recording the passages it embeds."""
+
+    def __init__(self) -> None:
+        self._model = default_embedder()
+        self.name, self.dim = self._model.name, self._model.dim
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        return self._model.embed(texts)
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self._model.embed_query(texts)
+
+
 def test_sentence_vectors_are_embedded_once_and_the_oldest_dropped() -> None:
     # given a cache of two over the real model, counting what it embeds
-    model = default_embedder()
-    embedded: list[str] = []
-
-    class Counting:
-        name, dim = model.name, model.dim
-
-        def embed(self, texts: list[str]) -> np.ndarray:
-            embedded.extend(texts)
-            return model.embed(texts)
-
-        def embed_query(self, texts: list[str]) -> np.ndarray:
-            return model.embed_query(texts)
-
-    vectors = SentenceVectors(Counting(), size=2)
+    model = Counting()
+    vectors = SentenceVectors(model, size=2)
     first = vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
     # when the same sentences come again, then a third
     again = vectors.similarity(QUESTION, [LEASE.text, BATTERY.text])
@@ -114,33 +118,22 @@ def test_sentence_vectors_are_embedded_once_and_the_oldest_dropped() -> None:
     vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
     # then each was embedded once until it was dropped as the least recently used (the lease, used before the
     # battery in the second call)
-    assert embedded == [BATTERY.text, LEASE.text, "Третє речення про інше.", LEASE.text]
+    assert model.embedded == [BATTERY.text, LEASE.text, "Третє речення про інше.", LEASE.text]
     assert again == pytest.approx(first[::-1])
     assert first[0] > first[1]  # the battery sentence is closer to the question than the lease
 
 
 def test_a_sentence_vector_stored_at_ingest_is_looked_up_not_embedded() -> None:
     # given a model that records what it embeds, and the battery sentence's vector known from the shipped cache
-    model = default_embedder()
-    embedded: list[str] = []
-
-    class Counting:
-        name, dim = model.name, model.dim
-
-        def embed(self, texts: list[str]) -> np.ndarray:
-            embedded.extend(texts)
-            return model.embed(texts)
-
-        def embed_query(self, texts: list[str]) -> np.ndarray:
-            return model.embed_query(texts)
-
-    stored = {BATTERY.text: model.embed([BATTERY.text])[0]}
-    vectors = SentenceVectors(Counting(), known=stored.get)
+    model = Counting()
+    stored = {BATTERY.text: default_embedder().embed([BATTERY.text])[0]}
+    vectors = SentenceVectors(model, known=stored.get)
     # when both sentences are weighed
     cosines = vectors.similarity(QUESTION, [BATTERY.text, LEASE.text])
     # then only the lease sentence went through the model, and the stored vector counted as its own would
-    assert embedded == [LEASE.text]
-    assert cosines == pytest.approx(SentenceVectors(model).similarity(QUESTION, [BATTERY.text, LEASE.text]), abs=1e-5)
+    assert model.embedded == [LEASE.text]
+    fresh = SentenceVectors(default_embedder()).similarity(QUESTION, [BATTERY.text, LEASE.text])
+    assert cosines == pytest.approx(fresh, abs=1e-5)
 
 
 def test_the_writer_finds_the_shipped_sentence_vectors() -> None:
