@@ -76,8 +76,7 @@ class QdrantSearchPort:
             self._query_cache.update((q, v.tolist()) for q, v in zip(missing, vectors, strict=True))
 
     def _vector(self, query: str) -> list[float]:
-        if query not in self._query_cache:  # a plan often runs the same question with and without filters
-            self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()
+        self.prepare([query])  # a plan often runs the same question with and without filters: embedded once
         return self._query_cache[query]
 
     def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:

@@ -78,6 +78,13 @@ def statutory_words(lemmas: list[str]) -> list[str]:
     return list(dict.fromkeys(entry.words for entry in _matched(lemmas)))
 
 
+def with_statutory_words(question: str) -> str:
+    """The question as the meaning model reads it (U4's meaning rerank, the offline writer): with the statute's words
+    for its lay phrases in parentheses — e5 knows «лікарняний» no better than the words do."""
+    legal = statutory_words(content_lemmas(question))
+    return f"{question} ({'; '.join(legal)})" if legal else question
+
+
 def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
     """The statutory phrases (lemmas in order) that the question's lay phrases stand for (in the thesaurus's
     order, each once)."""

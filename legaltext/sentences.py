@@ -5,6 +5,8 @@ vector computed at ingest is found again, by its exact text, when the writer wei
 from __future__ import annotations
 
 import re
+import statistics
+from collections.abc import Sequence
 
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
 MIN_CHARS = 16  # shorter pieces are list numbers, «Примітка.», stubs: nothing to weigh
@@ -19,3 +21,14 @@ def meaning_sentences(text: str, *, max_sentences: int, max_chars: int) -> list[
     """What the meaning model reads of an article: its first ``max_sentences`` sentences, each cut to
     ``max_chars`` (the model's cost grows with length; a provision's subject comes first)."""
     return [s[:max_chars] for s in split_sentences(text)[:max_sentences]]
+
+
+def closeness(cosines: Sequence[float]) -> list[float]:
+    """Each candidate's cosine with the question on one scale: 0 at the candidates' median (and below), 1 at the
+    closest; all 0 when none stands above the median."""
+    if not cosines:
+        return []
+    top, middle = max(cosines), statistics.median(cosines)
+    if top <= middle:
+        return [0.0] * len(cosines)
+    return [max(0.0, (c - middle) / (top - middle)) for c in cosines]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,8 +16,8 @@ from html import unescape
 
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
-from legaltext.lay_terms import expansion_phrases, statutory_words
-from legaltext.sentences import split_sentences
+from legaltext.lay_terms import expansion_phrases, with_statutory_words
+from legaltext.sentences import closeness, split_sentences
 from legaltext.text import content_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -162,25 +161,15 @@ def _with_meaning(question: str, sentences: list[str], words: list[float]) -> li
     # The model knows «лікарняний» no better than the words do: the statute's words for the question's lay phrases
     # join it (dev: cites gold 0.512 → 0.527, first citation 0.363 either way; the sick-leave question leads with
     # the prohibition of КЗпП ст. 40 instead of ст. 38's «не вправі звільнити його за поданою раніше заявою»).
-    legal = statutory_words(content_lemmas(question))
-    asked = f"{question} ({'; '.join(legal)})" if legal else question
     try:
-        cosines = list(similarity(asked, head))
+        cosines = list(similarity(with_statutory_words(question), head))
     except Exception as exc:  # the model is optional to an answer: without it the words still choose
         logger.warning("sentence meaning unavailable; words alone choose", extra={
             "error": f"{type(exc).__name__}: {exc}"[:300]})
         return words
-    top, middle = max(cosines), statistics.median(cosines)
+    close = closeness(cosines)
     best = max(words, default=0.0) or 1.0
-    out = []
-    for i, word in enumerate(words):
-        close = max(0.0, (cosines[i] - middle) / (top - middle)) if i < len(cosines) and top > middle else 0.0
-        out.append(word / best + MEANING_WEIGHT * close)
-    return out
-
-
-def _split(body: str) -> list[str]:
-    return split_sentences(body)
+    return [word / best + MEANING_WEIGHT * (close[i] if i < len(close) else 0.0) for i, word in enumerate(words)]
 
 
 _ITEM = re.compile(r"^(?:\d+(?:-\d+)?\)|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")  # "11) які мають …", "а) …", "— …", "які …"
@@ -269,7 +258,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     """Every quotable statement of every law source, scored; the item defining an asked term first."""
     headed = [(ref, body, _heading_line(body)) for ref, body in sources]
     rows = [(rank, ref, pos, s, header) for rank, (ref, body, heading) in enumerate(headed)
-            for pos, (s, header) in enumerate(_with_headers([x for x in _split(body) if x != heading]))
+            for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(body) if x != heading]))
             if is_statement(s) and quotable(ref, s)]
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)

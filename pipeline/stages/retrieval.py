@@ -10,14 +10,13 @@ chunks (a bounded few) as hits with the article's score.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol, Required, TypedDict
 
 from legaltext.chunking import is_placeholder_title
-from legaltext.lay_terms import statutory_words
-from legaltext.text import content_lemmas
+from legaltext.lay_terms import with_statutory_words
+from legaltext.sentences import closeness
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, SearchStep, TraceStep
 
 # RRF's constant: 60 is the usual choice (notes/retrieval-baselines.md, on 18 heading-like questions); on natural
@@ -177,13 +176,13 @@ def rerank_by_meaning(fused: Fused, meaning: Mapping[str, float], limit: int) ->
     """The fused articles re-scored by how close their best sentence comes to the question, the first ``limit``
     kept. Without two cosines to compare (an index without sentence vectors) the fused order stands."""
     cosines = [meaning.get(first_chunk_key(chunks[0]["chunk_key"])) for chunks, *_ in fused]
-    known = [c for c in cosines if c is not None]
-    if len(known) < 2 or max(known) <= statistics.median(known):
+    known = [i for i, c in enumerate(cosines) if c is not None]
+    close = dict(zip(known, closeness([c for c in cosines if c is not None]), strict=True))
+    if len(known) < 2 or not any(close.values()):
         return fused[:limit]
-    top, middle, lead = max(known), statistics.median(known), fused[0][1]
-    rescored = [(chunks, score + MEANING_WEIGHT * lead * max(0.0, (c - middle) / (top - middle)), channel, ranks)
-                if c is not None else (chunks, score, channel, ranks)
-                for (chunks, score, channel, ranks), c in zip(fused, cosines, strict=True)]
+    lead = fused[0][1]
+    rescored = [(chunks, score + MEANING_WEIGHT * lead * close.get(i, 0.0), channel, ranks)
+                for i, (chunks, score, channel, ranks) in enumerate(fused)]
     if not (fused[0][3].lexical == 0 and fused[0][3].dense == 0):
         return sorted(rescored, key=lambda f: -f[1])[:limit]  # stable: ties keep the fused order
     rest = sorted(rescored[1:], key=lambda f: -f[1])
@@ -196,7 +195,7 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     """Dense and BM25 fused, the first MEANING_DEPTH reranked by meaning, the step's limit kept."""
     depth = max(step.limit, MEANING_DEPTH)
     pool = max(step.limit * POOL_FACTOR, 40)
-    asked = meaning_query(step.query) if MEANING_WEIGHT > 0 else step.query
+    asked = with_statutory_words(step.query) if MEANING_WEIGHT > 0 else step.query
     port.prepare([step.query, asked])  # one model call for both: ~39 ms against ~50 ms for two on this CPU
     fused = fuse(port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool),
                  depth,
@@ -209,12 +208,6 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     keys = list(dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused))
     return rerank_by_meaning(fused, port.meaning(asked, keys), step.limit)
 
-
-def meaning_query(query: str) -> str:
-    """The question as the meaning model reads it: with the statute's words for its lay phrases (the thesaurus's),
-    as the offline writer reads it — the model knows «лікарняний» no better than the words do."""
-    legal = statutory_words(content_lemmas(query))
-    return f"{query} ({'; '.join(legal)})" if legal else query
 
 
 def _lexical_lead(lexical: Ranked) -> float | None:
