@@ -100,6 +100,15 @@ class QdrantSearchPort:
         return index.meaning_search(index.get_client(), self.collection, vector=self._vector(query),
                                     chunk_keys=chunk_keys)
 
+    def meaning_search(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+        acts = [a.lower() for a in act_nregs]
+        if self.shards:
+            return _ranked(self._local().sentence_search(self._vector(query), acts, limit))
+        if not self._has_sentences:
+            return []
+        return _ranked(index.sentence_search(index.get_client(), self.collection, vector=self._vector(query),
+                                             act_keys=acts, limit=limit))
+
     @cached_property
     def _has_sentences(self) -> bool:
         return index.has_dense(index.get_client(), self.collection, index.SENTENCES)

@@ -174,6 +174,14 @@ def meaning_search(client: QdrantClient, name: str, *, vector: list[float],
     return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in result.points}
 
 
+def sentence_search(client: QdrantClient, name: str, *, vector: list[float], act_keys: list[str],
+                    limit: int) -> list[tuple[dict[str, Any], float]]:
+    """The ``limit`` articles (their first chunks) within the acts whose best sentence comes closest to ``vector``."""
+    result = client.query_points(name, query=[vector], using=SENTENCES, query_filter=_act_filter(act_keys),
+                                 limit=limit, with_payload=True)
+    return [(dict(p.payload or {}), float(p.score)) for p in result.points]
+
+
 def lexical_search(client: QdrantClient, name: str, *, sparse: Sparse, act_keys: list[str],
                    limit: int, using: str = LEXICAL) -> list[tuple[dict[str, Any], float]]:
     if not sparse.indices:

@@ -51,6 +51,16 @@ DEFINITION_SCORE = 0.9
 # from 9th to 11th place: the rerank reorders each step's own list (RETRIEVAL_TOP_K is 12).
 MEANING_DEPTH = 12
 MEANING_WEIGHT = 0.5
+# The same sentences as a third list of the fusion: the articles of the whole index (within the step's acts) whose
+# best sentence comes closest to the question. Alone it finds the gold article in the top 10 more often than BM25 or
+# the one-vector-per-article list (eval/natural dev: 0.58 / 0.53 / 0.47); fused at half weight its vote lifts an
+# article the other lists hold below the rerank's depth. Chosen on dev (README "Retrieval quality", session 11).
+MEANING_LIST_WEIGHT = 0.5
+# What each list's first articles are owed: a place among the first LEADERS_WITHIN (the evidence U5 keeps) after the
+# meaning rerank. e5 misses some paraphrases outright («достроково» for «до закінчення одного року»); its votes must
+# not push the article BM25 (or the dense list) ranks among its first LEADERS_KEPT out of the evidence.
+LEADERS_KEPT = 3
+LEADERS_WITHIN = 8
 
 
 class ChunkPayload(TypedDict, total=False):
@@ -96,6 +106,11 @@ class SearchPort(Protocol):
         """Each chunk's best sentence cosine with the query; chunks without sentence vectors are left out."""
         ...
 
+    def meaning_search(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+        """The articles (their first chunks) whose best sentence comes closest to the query, best first; an index
+        without sentence vectors answers none."""
+        ...
+
     def prepare(self, queries: list[str]) -> None:
         """The dense searches and meaning reranks that follow will use these queries: embed them in one call."""
         ...
@@ -130,18 +145,19 @@ Fused = list[tuple[list[ChunkPayload], float, str, Ranks]]
 
 def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
          dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
-         heading_weight: float = HEADING_WEIGHT) -> Fused:
+         heading_weight: float = HEADING_WEIGHT, meaning: Ranked | None = None,
+         meaning_weight: float = MEANING_LIST_WEIGHT) -> Fused:
     """Articles by weighted RRF, each with its matched chunks (best first), the channels that found it and its
-    rank in the lexical and the dense list."""
+    rank in the lexical and the dense list (the article-level lists: the meaning list records none)."""
     scores: dict[str, float] = {}
     chunks: dict[str, dict[str, ChunkPayload]] = {}
     channels: dict[str, list[str]] = {}
     dense_rank: dict[str, int] = {}
     lexical_rank: dict[str, int] = {}
-    # The heading field is lexical evidence too: the channel label stays "dense", "lexical" or "dense+lexical".
+    # The heading field is lexical evidence too: the channel label joins "dense", "lexical" and "meaning".
     # U5 reads the rank of each article in the text and the dense list (the heading list records none).
     lists = (("lexical", lexical, lexical_weight, lexical_rank), ("lexical", heading or [], heading_weight, None),
-             ("dense", dense, dense_weight, dense_rank))
+             ("dense", dense, dense_weight, dense_rank), ("meaning", meaning or [], meaning_weight, None))
     for name, ranked, weight, ranks in lists:
         rank = 0
         seen: set[str] = set()
@@ -192,22 +208,44 @@ def rerank_by_meaning(fused: Fused, meaning: Mapping[str, float], limit: int) ->
 
 
 def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
-    """Dense and BM25 fused, the first MEANING_DEPTH reranked by meaning, the step's limit kept."""
+    """Dense, BM25 and the sentences' list fused, the first MEANING_DEPTH reranked by meaning, each list's leaders
+    kept in the evidence, the step's limit kept."""
     depth = max(step.limit, MEANING_DEPTH)
     pool = max(step.limit * POOL_FACTOR, 40)
-    asked = with_statutory_words(step.query) if MEANING_WEIGHT > 0 else step.query
+    asked = with_statutory_words(step.query) if MEANING_WEIGHT > 0 or MEANING_LIST_WEIGHT > 0 else step.query
     port.prepare([step.query, asked])  # one model call for both: ~39 ms against ~50 ms for two on this CPU
-    fused = fuse(port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool),
-                 depth,
+    dense, lexical = port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool)
+    fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
+                 meaning=port.meaning_search(asked, step.act_filter, pool) if MEANING_LIST_WEIGHT else None,
                  dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT), lexical_weight=LEXICAL_WEIGHT,
-                 heading_weight=HEADING_WEIGHT)
+                 heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT)
     if MEANING_WEIGHT <= 0 or len(fused) < 2:
         return fused[:step.limit]
     keys = list(dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused))
-    return rerank_by_meaning(fused, port.meaning(asked, keys), step.limit)
+    reranked = rerank_by_meaning(fused, port.meaning(asked, keys), step.limit)
+    return keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
+                        LEADERS_WITHIN)
 
+
+def list_leaders(ranked: Ranked, n: int) -> list[str]:
+    """The first ``n`` articles of a signal's list."""
+    return list(dict.fromkeys(article_key(payload) for payload, _ in ranked))[:n]
+
+
+def keep_leaders(fused: Fused, leaders: list[list[str]], within: int) -> Fused:
+    """Each leader that ``fused`` holds below place ``within`` moved up to that place, with the score of the article
+    it passes (so the union of a plan's steps, sorted by score, keeps it there); leaders are placed in the order
+    given, the rest keep theirs."""
+    out = list(fused)
+    for key in dict.fromkeys(k for keys in leaders for k in keys):
+        at = next((i for i, (chunks, *_) in enumerate(out) if article_key(chunks[0]) == key), None)
+        if at is None or at < within:
+            continue
+        chunks, _, channel, ranks = out.pop(at)
+        out.insert(within - 1, (chunks, out[within - 1][1], channel, ranks))
+    return out
 
 
 def _lexical_lead(lexical: Ranked) -> float | None:

@@ -48,6 +48,33 @@ def test_the_meaning_search_scores_an_article_by_its_best_sentence_in_both_backe
     assert QdrantSearchPort(backend="edge").meaning(question, ["322-08#st24#c1", "nope#st1#c0"]) == {}
 
 
+@pytest.mark.parametrize("acts", [[], ["322-08"]])
+def test_the_sentence_search_ranks_articles_by_their_best_sentence_in_both_backends(
+        lldbi_index: dict[str, int], acts: list[str]) -> None:
+    # given a lay question whose answer is one sentence of КЗпП ст. 24 (the labour contract's written form)
+    question = "Чи обов'язково укладати трудовий договір у письмовій формі?"
+    got = QdrantSearchPort(backend="edge").meaning_search(question, acts, 8)
+    want = QdrantSearchPort(backend="qdrant").meaning_search(question, acts, 8)
+    # then both backends rank the same first chunks by the same MaxSim, that article first, within the acts asked
+    assert [p["chunk_key"] for p, _ in got] == [p["chunk_key"] for p, _ in want]
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-4)
+    assert article_key(got[0][0]) == "322-08#24"
+    assert all(p["chunk_key"].endswith("#c0") for p, _ in got)
+    assert not acts or {p["act_nreg"].lower() for p, _ in got} == set(acts)
+
+
+def test_a_hybrid_step_fuses_the_sentences_list_with_the_two_others(lldbi_index: dict[str, int]) -> None:
+    question = "Скільки днів відпустки мені дадуть за перший рік роботи?"
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=question, limit=8)], channels=["lldbi_chunks"],
+                      docs_probe=False)
+    hits, _ = retrieve(plan, QdrantSearchPort(), attempt=1)
+    channels = {article_key({"act_nreg": h.act_nreg, "article": h.article}): h.channel for h in hits.hits}
+    # КЗпП ст. 75 (the 24 calendar days of annual leave) is first in all three lists
+    assert article_key({"act_nreg": hits.hits[0].act_nreg, "article": hits.hits[0].article}) == "322-08#75"
+    assert hits.hits[0].channel == "dense+lexical+meaning"
+    assert sum("meaning" in c for c in channels.values()) >= 4
+
+
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:
     # given the heading of КЗпП ст. 24, whose words also fill many other labour articles
     for backend in ("qdrant", "edge"):

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from pipeline.stages.retrieval import MEANING_WEIGHT, ChunkPayload, Fused, Ranks, first_chunk_key, rerank_by_meaning
+from pipeline.stages.retrieval import (
+    MEANING_LIST_WEIGHT,
+    MEANING_WEIGHT,
+    ChunkPayload,
+    Fused,
+    Ranks,
+    first_chunk_key,
+    fuse,
+    keep_leaders,
+    list_leaders,
+    rerank_by_meaning,
+)
 
 
 def chunk(article: str, ordinal: int = 0) -> ChunkPayload:
@@ -60,3 +71,42 @@ def test_an_article_both_lists_put_first_keeps_its_place() -> None:
     result = rerank_by_meaning(candidates, cosines, limit=3)
     assert order(result) == ["61", "173-5", "106"]
     assert result[0][1] >= result[1][1] > 0.18
+
+
+def keyed(*articles: str) -> Fused:
+    return fused(*((a, 0.1 / (i + 1)) for i, a in enumerate(articles)))
+
+
+def test_a_list_leader_below_the_evidence_is_moved_up_to_its_last_place() -> None:
+    # given BM25's first article reranked to 10th by meaning, and the dense list's second already 2nd
+    candidates = keyed(*[str(a) for a in range(1, 10)], "151")
+    # when each list's leaders are kept within the first 8
+    result = keep_leaders(candidates, [["322-08#151", "322-08#5"], ["322-08#2"]], within=8)
+    # then ст. 151 takes the 8th place with the score of the article it passes; the rest keep their order
+    assert order(result) == ["1", "2", "3", "4", "5", "6", "7", "151", "8", "9"]
+    assert result[7][1] == result[8][1] == candidates[7][1]
+    assert result[7][3] == candidates[9][3]  # its ranks travel with it
+
+
+def test_leaders_already_in_the_evidence_or_absent_change_nothing() -> None:
+    candidates = keyed("1", "2", "3")
+    assert keep_leaders(candidates, [["322-08#3", "nope#1"]], within=8) == candidates
+
+
+def test_list_leaders_are_articles_not_chunks() -> None:
+    ranked = [(chunk("40", 2), 9.0), (chunk("40", 0), 8.0), (chunk("36", 1), 7.0), (chunk("41", 0), 6.0)]
+    assert list_leaders(ranked, 2) == ["322-08#40", "322-08#36"]
+
+
+def test_the_sentences_list_votes_in_the_fusion_and_labels_its_articles() -> None:
+    # given ст. 40 second in both BM25 and the dense list, and first in the sentences' list
+    lexical = [(chunk("47", 1), 5.0), (chunk("40", 1), 4.0)]
+    dense = [(chunk("47", 0), 0.9), (chunk("40", 0), 0.8)]
+    meaning = [(chunk("40", 0), 0.88), (chunk("36", 0), 0.87)]
+    without = fuse(dense, lexical, 3, meaning_weight=0.0, meaning=meaning)
+    result = fuse(dense, lexical, 3, meaning=meaning, meaning_weight=MEANING_LIST_WEIGHT)
+    # then its vote lifts ст. 40 above ст. 47, and an article only the sentences found joins, labelled so
+    assert order(without) == ["47", "40"]
+    assert order(result) == ["40", "47", "36"]
+    assert [channel for _, _, channel, _ in result] == ["dense+lexical+meaning", "dense+lexical", "meaning"]
+    assert result[0][3] == Ranks(lexical=1, dense=1)  # the sentences' list records no rank the gate reads
