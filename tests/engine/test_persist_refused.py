@@ -10,12 +10,15 @@ loopback (tests/support/openai_server.py), through the API, the shell and the ga
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import OperationalError, connection
 from rest_framework.test import APIClient
 
@@ -99,11 +102,14 @@ def test_the_ask_command_reports_the_refusal_instead_of_a_traceback(
     """``ask`` on PostgreSQL without a broker runs the stages in its own process: the DataError used to end it."""
     _postgresql()
     model.default_behaviour = {"reply": NUL_ANSWER}
+    out = io.StringIO()
 
-    run = run_create(org=specialist.org, specialist=specialist, question=QUESTION)
+    with pytest.raises(CommandError, match=r"failed: U10 failed: StageOutputRefused: ") as failed:
+        call_command("ask", QUESTION, "--specialist", specialist.slug, "--json", stdout=out)
 
-    run.refresh_from_db()
-    assert run.status == Run.Status.FAILED and run.error.startswith("U10 failed: StageOutputRefused: ")
+    run = Run.objects.get()
+    assert run.status == Run.Status.FAILED and str(run.pk) in str(failed.value)
+    assert json.loads(out.getvalue())["error_code"] == "stage_output_refused"
 
 
 def _running_at_u8(specialist: Specialist) -> Run:
