@@ -40,6 +40,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 QUESTION = "Яка тривалість щорічної основної відпустки за статтею 75 КЗпП?"
 # What a model (or a proxy in front of one) may send: a NUL inside the text, here after the citation.
 NUL_ANSWER = "Щорічна основна відпустка триває не менш як 24 календарних дні (КЗпП ст. 75).\x00"
+# A lone surrogate, "\ud800" in the response's JSON: psycopg cannot encode it, before PostgreSQL sees anything.
+SURROGATE_ANSWER = "Щорічна основна відпустка триває не менш як 24 календарних дні (КЗпП ст. 75).\ud800"
 
 
 def _postgresql() -> None:
@@ -59,11 +61,15 @@ def model(settings: Any) -> Iterator[FakeOpenAIServer]:
     get_provider.cache_clear()
 
 
-def test_a_nul_in_the_models_answer_fails_the_run_with_a_code_and_a_sentence(
+@pytest.mark.parametrize("answer, error_type, sqlstate", [
+    (NUL_ANSWER, "DataError", "22P05"),  # untranslatable_character: \u0000 in jsonb
+    (SURROGATE_ANSWER, "UnicodeEncodeError", None),
+], ids=["nul", "lone-surrogate"])
+def test_an_unstorable_character_in_the_models_answer_fails_the_run_with_a_code_and_a_sentence(
         api: APIClient, catalog: Any, specialist: Specialist, model: FakeOpenAIServer,
-        caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture, answer: str, error_type: str, sqlstate: str | None) -> None:
     _postgresql()
-    model.default_behaviour = {"reply": NUL_ANSWER}
+    model.default_behaviour = {"reply": answer}
     caplog.handler.addFilter(RunContextFilter())
 
     with caplog.at_level(logging.ERROR, logger="engine.shell"):
@@ -75,14 +81,14 @@ def test_a_nul_in_the_models_answer_fails_the_run_with_a_code_and_a_sentence(
     assert run["status"] == "failed" and run["finished_at"]
     assert run["error_code"] == "stage_output_refused"
     assert run["error"].startswith("U10: its result held a value that cannot be stored")
-    assert "DataError" not in run["error"] and "\\u0000" not in run["error"]  # the exception stays inside
+    assert error_type not in run["error"] and "\\u" not in run["error"]  # the exception stays inside
     assert run["answer"] is None
     # the U10 event is closed as an error, and no stage ran after it
     events = list(StageEvent.objects.filter(run_id=run_id).order_by("step"))
     assert events[-1].stage == "U10" and events[-1].outcome == StageEvent.Outcome.ERROR
     assert all(e.outcome == StageEvent.Outcome.OK for e in events[:-1])
     assert events[-1].reason.startswith("U10 failed: StageOutputRefused: ")
-    assert "DataError" in events[-1].detail["error"]  # the operators see what the database said
+    assert error_type in events[-1].detail["error"]  # the operators see what the database said
     public = api.get(f"/api/v1/runs/{run_id}/events").json()["events"][-1]
     assert public["outcome"] == "error" and public["reason"] == run["error"]
     assert public["detail"] == {"internal_errors": 1}
@@ -93,8 +99,8 @@ def test_a_nul_in_the_models_answer_fails_the_run_with_a_code_and_a_sentence(
     refused = [r for r in caplog.records if "refused" in r.getMessage()]
     assert len(refused) == 1
     assert (refused[0].run_id, refused[0].stage) == (run_id, "U10")  # type: ignore[attr-defined]
-    assert refused[0].error_type == "DataError"  # type: ignore[attr-defined]
-    assert refused[0].sqlstate == "22P05"  # type: ignore[attr-defined]  # untranslatable_character
+    assert refused[0].error_type == error_type  # type: ignore[attr-defined]
+    assert refused[0].sqlstate == sqlstate  # type: ignore[attr-defined]
 
 
 def test_the_ask_command_reports_the_refusal_instead_of_a_traceback(
