@@ -47,22 +47,35 @@ class ExtractLimits:
     max_chars: int | None = None  # text longer than this is refused anyway (DOCUMENT_MAX_CHUNKS): stop reading
 
 
+# The parts of a DOCX that are parsed into XML trees (python-docx parses every XML part it reaches: the body,
+# styles, numbering, relationships — about ten times their size in memory). Everything else (images, embedded
+# objects, fonts) is never unpacked: only text is extracted (``_text_package``).
+_TEXT_PART_SUFFIXES = (".xml", ".rels")
+
+
+def _is_text_part(name: str) -> bool:
+    return name.lower().endswith(_TEXT_PART_SUFFIXES)
+
+
 def check_zip(data: bytes, limits: ExtractLimits) -> None:
-    """Refuse a ZIP (a DOCX is one) whose members would inflate past the limits, before anything is inflated. The
-    sizes are the ones the archive declares; ``zipfile`` never inflates a member past its declared size (it fails
-    the CRC instead), so a lying header cannot get round them."""
+    """Refuse a ZIP (a DOCX is one) whose text parts would inflate past the limits, before anything is inflated.
+    The sizes are the ones the archive declares; ``zipfile`` never inflates a member past its declared size (it
+    fails the CRC instead), so a lying header cannot get round them. Only the text parts count, in size and in
+    ratio: the media are never unpacked, and counted in they let a DOCX of a few incompressible images carry 45 MB
+    of repetitive XML under the ratio (it took ~20 s and ~520 MB to refuse)."""
     try:
         members = zipfile.ZipFile(io.BytesIO(data)).infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ExtractionError("the file is not a DOCX document") from exc
-    inflated = sum(m.file_size for m in members)
-    packed = max(sum(m.compress_size for m in members), 1)
+    text = [m for m in members if _is_text_part(m.filename)]
+    inflated = sum(m.file_size for m in text)
+    packed = max(sum(m.compress_size for m in text), 1)
     if inflated > limits.max_uncompressed_bytes:
-        raise ExtractionError(f"the document unpacks to {inflated} bytes; the limit is "
+        raise ExtractionError(f"the document's text parts unpack to {inflated} bytes; the limit is "
                               f"{limits.max_uncompressed_bytes} (DOCUMENT_MAX_UNCOMPRESSED_BYTES)")
     if inflated / packed > limits.max_zip_ratio:
-        raise ExtractionError(f"the document unpacks {inflated // packed} times its packed size; the limit is "
-                              f"{limits.max_zip_ratio} (DOCUMENT_MAX_ZIP_RATIO)")
+        raise ExtractionError(f"the document's text parts unpack {inflated // packed} times their packed size; the "
+                              f"limit is {limits.max_zip_ratio} (DOCUMENT_MAX_ZIP_RATIO)")
 
 
 def document_kind(filename: str, content_type: str) -> str:
@@ -122,12 +135,58 @@ def _pages_text(reader: PdfReader, limits: ExtractLimits) -> str:
         texts.append(page.extract_text() or "")
         chars += len(texts[-1])
         if limits.max_chars is not None and chars > limits.max_chars:
-            raise ExtractionError(f"the text is longer than {limits.max_chars} characters, more than the "
-                                  "DOCUMENT_MAX_CHUNKS chunks a document may make")
+            raise _too_long(limits)
         if deadline is not None and time.monotonic() > deadline:
             raise ExtractionError(f"reading the PDF took longer than {limits.max_seconds:.0f} s "
                                   "(DOCUMENT_EXTRACT_TIME_LIMIT_S)")
     return "\n".join(texts)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+# Run content python-docx turns into one character each (docx/oxml/text/run.py); a paragraph ends with a newline.
+_ONE_CHAR = frozenset(f"{_W}{name}" for name in ("tab", "br", "cr", "ptab", "noBreakHyphen"))
+_MAIN_PART = "word/document.xml"
+
+
+def _too_long(limits: ExtractLimits) -> ExtractionError:
+    return ExtractionError(f"the text is longer than {limits.max_chars} characters, more than the "
+                           "DOCUMENT_MAX_CHUNKS chunks a document may make")
+
+
+def _check_text_length(archive: zipfile.ZipFile, limits: ExtractLimits) -> None:
+    """Count the body's characters while its XML streams by, and refuse as soon as they pass ``max_chars``: before
+    python-docx builds a tree of a document that will be refused anyway. Memory stays that of one paragraph; the
+    time that of ``max_chars`` characters' worth of XML. No DTD is loaded, no entity resolved, nothing fetched."""
+    from lxml import etree
+
+    if limits.max_chars is None or _MAIN_PART not in archive.namelist():
+        return  # no bound to keep; a body elsewhere is python-docx's to find (or to fail on)
+    chars = 0
+    with archive.open(_MAIN_PART) as body:
+        for _, element in etree.iterparse(body, events=("end",), resolve_entities=False, no_network=True,
+                                          load_dtd=False, huge_tree=False):
+            if element.tag == f"{_W}t":
+                chars += len(element.text or "")
+            elif element.tag in _ONE_CHAR:
+                chars += 1
+            elif element.tag == f"{_W}p":
+                chars += 1
+                element.clear(keep_tail=True)  # a paragraph counted is dropped with what came before it
+                while element.getprevious() is not None:
+                    del element.getparent()[0]
+            if chars > limits.max_chars:
+                raise _too_long(limits)
+
+
+def _text_package(archive: zipfile.ZipFile) -> io.BytesIO:
+    """The DOCX as python-docx reads it: its text parts, every other part (images, embedded files) empty — python-docx
+    reads every part it reaches, and a DOCX is unpacked for its text alone."""
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w", zipfile.ZIP_STORED) as out:
+        for member in archive.infolist():
+            out.writestr(member.filename, archive.read(member) if _is_text_part(member.filename) else b"")
+    package.seek(0)
+    return package
 
 
 def _docx(data: bytes, limits: ExtractLimits) -> str:
@@ -137,16 +196,23 @@ def _docx(data: bytes, limits: ExtractLimits) -> str:
         raise ExtractionError("the file is not a DOCX document")
     check_zip(data, limits)
     try:
-        document = docx.Document(io.BytesIO(data))
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        _check_text_length(archive, limits)
+        document = docx.Document(_text_package(archive))
         # python-docx reads the parts lazily: a document.xml without a body fails here, with an AttributeError
         lines = [p.text for p in document.paragraphs]
         for table in document.tables:  # contracts keep terms in tables too
             for row in table.rows:
                 lines.append(" | ".join(dict.fromkeys(c.text.strip() for c in row.cells if c.text.strip())))
-    except Exception as exc:  # python-docx has no error base of its own: KeyError, ValueError, lxml errors
+    except ExtractionError:
+        raise
+    except Exception as exc:  # python-docx and lxml have no error base of ours: KeyError, ValueError, lxml errors
         logger.info("DOCX unreadable", extra={"error": f"{type(exc).__name__}: {exc}"[:200]})
         raise ExtractionError("the DOCX document could not be read") from exc
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if limits.max_chars is not None and len(text) > limits.max_chars:
+        raise _too_long(limits)
+    return text
 
 
 # C0 control characters but tab and line breaks: a form feed is a page break, the rest is noise. A PDF's text may

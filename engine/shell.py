@@ -7,13 +7,15 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 from engine import dispatch, ports, store
 from engine.channel_ports import ChannelPort, RunScope
@@ -38,6 +40,18 @@ logger = logging.getLogger(__name__)
 
 class ContextConflict(Exception):
     """The document changed while the stage computed: another writer raced this one."""
+
+
+class StageOutputRefused(Exception):
+    """The database refused to store a stage's result: a value it cannot hold (NUL in a JSON or text value, which a
+    model's answer can carry; a lone surrogate; a string past its column), a broken constraint, a statement it
+    rejects. Storing the same result again fails again, so the run fails now with this reason instead of the
+    exception leaving the task and the run staying ``running`` until the reaper gives up on it."""
+
+
+# A database or broker that blinked: the task runs again from its claim (engine/tasks.py: bounded, with backoff).
+# Any other database error while a stage persists is the stage's failure (StageOutputRefused).
+TRANSIENT = (OperationalError, InterfaceError, BrokerError)
 
 
 def limits() -> Limits:
@@ -272,6 +286,13 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                 logger.warning("RunContext changed during the stage; recomputing on the new document",
                                extra={"error": str(exc), "conflicts": conflicts})
                 continue
+            except StageOutputRefused as exc:
+                cause = exc.__cause__
+                logger.error("the database refused the stage's result; the run fails", exc_info=cause, extra={
+                    "error_type": type(cause).__name__, "sqlstate": getattr(getattr(cause, "__cause__", None),
+                                                                            "sqlstate", None)})
+                _fail(run_id, event, stage, started, exc)
+                return
             break
         if decision is not None:
             logger.info("stage done", extra={"next": decision.action, "reason": decision.reason,
@@ -286,11 +307,17 @@ def _injected_delay(stage: str) -> None:
         time.sleep(delay)
 
 
+def _storable(text: str) -> str:
+    """An exception's text as the database stores it: it may quote the very value that was refused (a NUL, a lone
+    surrogate), and the failure that records it must not be refused in turn."""
+    return text.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _fail(run_id: str, event: StageEvent, stage: str, started: float, exc: Exception) -> None:
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
-        decision = Decision(FAIL, f"{stage} failed: {type(exc).__name__}: {exc}"[:300])
-        _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": str(exc)[:1000]})
+        decision = Decision(FAIL, _storable(f"{stage} failed: {type(exc).__name__}: {exc}")[:300])
+        _finish_event(event, StageEvent.Outcome.ERROR, started, decision, {"error": _storable(str(exc))[:1000]})
         if not run.is_terminal:
             if not run.limits:  # failed in the run's first stage, before its persist could record them
                 run.limits = run_limits(run)
@@ -326,11 +353,34 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     compute_ms = round(compute_s * 1000)
     after = apply(document, write=decision.write, mask=decision.mask, reset=decision.reset)
     detail = {**result.detail, "context_conflicts": conflicts} if conflicts else result.detail
+    try:
+        return _persist(run, event, snapshot, after, decision, attempts, started, compute_ms, detail,
+                        flags=dict(result.detail.get("flags", {})) if stage == "U1" else None,
+                        limits_unrecorded=limits_unrecorded)
+    except TRANSIENT:
+        raise  # the task's bounded retry (engine/tasks.py)
+    except (DatabaseError, UnicodeEncodeError) as exc:  # psycopg encodes text itself: a lone surrogate is not a
+        # DataError but fails before the statement is sent
+        raise StageOutputRefused(f"the database refused to store {stage}'s result: {type(exc).__name__}: "
+                                 f"{exc}") from exc
+
+
+def _persist(run: Run, event: StageEvent, snapshot: RunContext, after: dict[str, Any], decision: Decision,
+             attempts: Counter[str], started: float, compute_ms: int, detail: dict[str, Any],
+             flags: dict[str, Any] | None, limits_unrecorded: bool) -> Decision | None:
+    """The stage's sections, its event and ORCH's decision, all or nothing: nothing is written when the database
+    refuses any of it."""
+    run_id, stage = str(run.pk), event.stage
     if store.fast():
-        changes: dict[str, object] = {"flags": dict(result.detail.get("flags", {}))} if stage == "U1" else {}
+        changes: dict[str, object] = {"flags": flags} if flags is not None else {}
         if limits_unrecorded:
             changes["limits"] = run.limits
-        return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail, changes)
+        # One statement, atomic on its own. Inside a caller's transaction (a stage run in-process by a request or a
+        # test) a savepoint keeps a refused statement from aborting the caller's transaction with it, so the run
+        # can still be failed there.
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            return _persist_fast(run, event, snapshot, after, decision, attempts, started, compute_ms, detail,
+                                 changes)
     with transaction.atomic():
         # One round trip locks both rows (the run against a cancel, the context against another writer) without
         # loading the document again: only its version is compared.
@@ -345,8 +395,8 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
         ctx.document = after
         ctx.version += 1
         ctx.save(update_fields=["document", "version", "updated_at"])
-        if stage == "U1":
-            locked.flags = dict(result.detail.get("flags", {}))
+        if flags is not None:
+            locked.flags = flags
             locked.save(update_fields=["flags", "updated_at"])
         _finish_event(event, StageEvent.Outcome.OK, started, decision, detail, compute_ms)
         _apply_decision(locked, decision, attempts)

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from celery import Task, shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
-from kombu.exceptions import OperationalError as BrokerError
 
 from engine.reaper import reap
-from engine.shell import execute_stage
+from engine.shell import TRANSIENT, execute_stage
 from engine.specs import STAGE_SPECS, StageSpec
 
-# A database or broker that blinked: the task runs again from its claim (bounded, with backoff). Anything else
-# inside a stage is the stage's failure and is recorded on the run by the shell.
-TRANSIENT = (OperationalError, InterfaceError, BrokerError)
+# TRANSIENT: a database or broker that blinked; the task runs again from its claim (bounded, with backoff). Anything
+# else inside a stage, its persist included, is the stage's failure and is recorded on the run by the shell.
 
 
 def _make(stage_spec: StageSpec) -> Task:

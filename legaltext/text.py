@@ -31,6 +31,25 @@ def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, 15.1): characters a renderer shows as nothing
+# — zero-width space and joiners, the BOM, bidi marks and isolates, variation selectors, the soft hyphen, tags —
+# among them the Hangul fillers, which are letters (Lo) that draw nothing. With U+2800 BRAILLE PATTERN BLANK, a
+# symbol (So) that draws an empty cell.
+_BLANK = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]")
+# What a reader sees: letters, numbers, punctuation and symbols. Not whitespace of any script (Z*), control and
+# format characters (Cc, Cf), combining marks with nothing to sit on (M*), unassigned or private code points.
+_VISIBLE_CATEGORIES = frozenset("LNPS")
+
+
+def has_visible_text(text: str) -> bool:
+    """True when ``text`` shows anything to a reader: a question made only of zero-width characters, combining
+    marks, the BOM or the whitespace of other scripts is as empty as ``""`` (and reached U1 as a question)."""
+    return any(unicodedata.category(c)[0] in _VISIBLE_CATEGORIES for c in _BLANK.sub("", text))
+
+
 def words(text: str) -> list[str]:
     return [w.strip("-'").lower() for w in _WORD.findall(normalize(text)) if w.strip("-'")]
 

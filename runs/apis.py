@@ -58,7 +58,8 @@ class RunOutputSerializer(serializers.Serializer):
     limits = serializers.JSONField()
     error = serializers.CharField(allow_null=True, help_text="why the run failed, a sentence for a person")
     error_code = serializers.CharField(allow_null=True, help_text="cost_cap_exceeded, org_spend_cap_exceeded, "
-                                                                  "model_unavailable, stage_failed or run_failed")
+                                                                  "model_unavailable, stage_output_refused, "
+                                                                  "stage_failed or run_failed")
     cost = CostSerializer()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)

@@ -90,6 +90,9 @@ PUBLIC_FAILURES = {
     "ProviderError": ("model_unavailable", "{stage}: the language model did not answer; try again later."),
     "OrgSpendCapExceeded": ("org_spend_cap_exceeded", "{stage}: the organisation's daily model spend cap was "
                                                       "reached; try again tomorrow."),
+    "StageOutputRefused": ("stage_output_refused", "{stage}: its result held a value that cannot be stored (such "
+                                                   "as a NUL character in a model's answer); the run stopped there "
+                                                   "and the operators have the details."),
 }
 
 

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.entry import NotResumable, run_open, run_rerun, run_resume
-from legaltext.text import normalize
+from legaltext.text import has_visible_text, normalize
 from lexery.errors import Conflict, InputError
 from lexery.logging import current_request_id
 from orch.policy import STAGES
@@ -71,7 +71,7 @@ def run_create(*, org: Org, specialist: Specialist, question: str,
     user_ref = clean_ref(user_ref, name="user_ref", error=RunInputError)
     conversation_id = clean_ref(conversation_id, name="conversation_id", error=RunInputError)
     cleaned = normalize(check_text(question or "", name="question", error=RunInputError))
-    if not cleaned:
+    if not has_visible_text(cleaned):  # "\u200b\u200d", "\ufeff", combining marks alone: nothing to answer
         raise RunInputError("question must not be empty")
     if len(cleaned) > settings.QUESTION_MAX_CHARS:
         raise RunInputError(f"question is {len(cleaned)} characters long; the limit is {settings.QUESTION_MAX_CHARS}")

@@ -91,3 +91,58 @@ def docx_with_body(document_xml: bytes) -> bytes:
             is_body = member.filename == "word/document.xml"
             target.writestr(member, document_xml if is_body else source.read(member.filename))
     return out.getvalue()
+
+
+def noise_png(side: int, seed: int = 0) -> bytes:
+    """A ``side``×``side`` PNG of random pixels, stored uncompressed: a photo's worth of incompressible bytes."""
+    import random
+    import struct
+    import zlib
+
+    rnd = random.Random(seed)
+    raw = b"".join(b"\x00" + rnd.randbytes(side * 3) for _ in range(side))
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 0)) + chunk(b"IEND", b""))
+
+
+def flat_bmp(side: int) -> bytes:
+    """A ``side``×``side`` 24-bit BMP of one colour (a blank scan saved as BMP): 3·side² bytes that pack ~1000×."""
+    import struct
+
+    row = side * 3 + (-side * 3) % 4
+    pixels = b"\xff" * (row * side)
+    header = struct.pack("<2sIHHI", b"BM", 54 + len(pixels), 0, 0, 54)
+    info = struct.pack("<IiiHHIIiiII", 40, side, side, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    return header + info + pixels
+
+
+def grown_docx(paragraphs: list[str], pictures: list[bytes] | None = None) -> bytes:
+    """A real DOCX (python-docx's package; ``pictures`` added by python-docx, each referenced from the body) whose
+    body holds ``paragraphs``, written straight into document.xml: python-docx adds a paragraph in time that grows
+    with the document, and a hundred thousand would take minutes."""
+    import zipfile
+    from xml.sax.saxutils import escape
+
+    import docx
+    from docx.shared import Inches
+
+    document = docx.Document()
+    for picture in pictures or []:
+        document.add_picture(io.BytesIO(picture), width=Inches(2))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    source = zipfile.ZipFile(buffer)
+    body = source.read("word/document.xml").decode()
+    at = body.index("<w:body>") + len("<w:body>")
+    grown = "".join(f'<w:p><w:r><w:t xml:space="preserve">{escape(p)}</w:t></w:r></w:p>' for p in paragraphs)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            data = source.read(member.filename)
+            target.writestr(member.filename, (body[:at] + grown + body[at:]).encode()
+                            if member.filename == "word/document.xml" else data)
+    return out.getvalue()

@@ -124,7 +124,10 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode()
+        try:
+            data = json.dumps(payload, ensure_ascii=False).encode()
+        except UnicodeEncodeError:  # a lone surrogate in a scripted reply: escaped ("\\ud800"), as a server sends it
+            data = json.dumps(payload).encode()
         try:
             self.send_response(status)
             self.send_header("content-type", "application/json")
