@@ -25,12 +25,11 @@ from rest_framework.test import APIClient
 from engine.entry import rerun_document
 from engine.shell import execute_stage
 from lexery.logging import RunContextFilter
-from llm.gateway import get_provider
 from runs.models import Run, RunContext, StageEvent
 from runs.services import run_create
 from tenancy.models import Specialist
 from tests.conftest import post_run
-from tests.support.openai_server import FakeOpenAIServer
+from tests.support.openai_server import FakeOpenAIServer, openai_gateway
 
 # The embedded mode runs the next stages on commit: a transactional test database lets those commits happen (and
 # keeps a refused statement from being inside the test's own transaction).
@@ -52,13 +51,8 @@ def _postgresql() -> None:
 
 @pytest.fixture
 def model(settings: Any) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as fake:
-        settings.LLM_PROVIDER = "openai"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_API_KEY = "sk-test-not-real"
-        get_provider.cache_clear()
+    with openai_gateway(settings) as fake:
         yield fake
-    get_provider.cache_clear()
 
 
 @pytest.mark.parametrize("answer, error_type, sqlstate", [

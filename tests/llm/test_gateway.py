@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from llm.budget import CostCapExceeded, OrgSpendCapExceeded
-from llm.gateway import LlmGateway, get_provider, record_embedding_call
+from llm.gateway import LlmGateway, record_embedding_call
 from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, PRICES
 from llm.routing import UnknownRole
@@ -21,7 +21,7 @@ from pipeline.messages import Message
 from runs.models import Run
 from runs.selectors import run_cost, run_spend_caps
 from tenancy.models import Specialist
-from tests.support.openai_server import FakeOpenAIServer
+from tests.support.openai_server import FakeOpenAIServer, openai_gateway
 
 MESSAGES = [Message("system", "Ти юридичний помічник."), Message("user", "Питання: Скільки днів відпустки?")]
 USAGE = {"prompt_tokens": 3000, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 1024}}
@@ -29,13 +29,8 @@ USAGE = {"prompt_tokens": 3000, "completion_tokens": 40, "prompt_tokens_details"
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as fake:
-        settings.LLM_PROVIDER = "openai"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_MAX_RETRIES = 1
-        get_provider.cache_clear()
+    with openai_gateway(settings, max_retries=1, api_key=None) as fake:
         yield fake
-    get_provider.cache_clear()
 
 
 @pytest.fixture

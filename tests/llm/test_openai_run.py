@@ -12,13 +12,12 @@ from rest_framework.test import APIClient
 
 from engine.shell import execute_stage
 from legaltext.citations import find_citations
-from llm.gateway import get_provider
 from llm.models import CostLedgerEntry
 from llm.pricing import PRICE_VERSION, PRICES
 from runs.models import Run, RunContext
 from tenancy.models import Specialist
 from tests.conftest import post_run
-from tests.support.openai_server import FakeOpenAIServer
+from tests.support.openai_server import FakeOpenAIServer, openai_gateway
 
 # An explicit act and article: ORCH's canary decides every branch by rule, so the writer is the only model call.
 QUESTION = "Яка тривалість щорічної основної відпустки за статтею 75 КЗпП?"
@@ -33,14 +32,8 @@ COST = (MINI.input * (3000 - 1024) + MINI.cached_input * 1024 + MINI.output * 40
 
 @pytest.fixture
 def server(settings: Any) -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as fake:
-        settings.LLM_PROVIDER = "openai"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_API_KEY = "sk-test-not-real"
-        settings.OPENAI_MAX_RETRIES = 2
-        get_provider.cache_clear()
+    with openai_gateway(settings, max_retries=2) as fake:
         yield fake
-    get_provider.cache_clear()
 
 
 def ask(api: APIClient, capture: Any) -> dict[str, Any]:

@@ -15,14 +15,13 @@ from flags.models import FeatureFlag
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from flags.selectors import flag_resolve, flags_snapshot
 from flags.services import flag_override_set, flags_sync_registry
-from llm.gateway import get_provider
 from llm.models import CostLedgerEntry
 from pipeline import contracts as c
 from pipeline.document import dump
 from runs.models import Run, RunContext, StageEvent
 from runs.services import run_create
 from tenancy.models import Specialist
-from tests.support.openai_server import FakeOpenAIServer
+from tests.support.openai_server import FakeOpenAIServer, openai_gateway
 
 KZPP = c.ActCue(nreg="322-08", title="Кодекс законів про працю України", label="КЗпП", matched="КЗпП",
                 how="abbreviation", indexed=True)
@@ -54,14 +53,8 @@ def run_at_u5(specialist: Specialist, document: dict[str, Any]) -> Run:
 @pytest.fixture
 def orch_server(settings: Any) -> Iterator[FakeOpenAIServer]:
     """The ORCH models behind a loopback OpenAI-protocol server (the real openai SDK talks to it)."""
-    with FakeOpenAIServer() as fake:
-        settings.LLM_PROVIDER = "openai"
-        settings.OPENAI_BASE_URL = fake.base_url
-        settings.OPENAI_API_KEY = "sk-test-not-real"
-        settings.OPENAI_MAX_RETRIES = 0
-        get_provider.cache_clear()
+    with openai_gateway(settings, max_retries=0) as fake:
         yield fake
-    get_provider.cache_clear()
 
 
 @pytest.mark.django_db

@@ -25,6 +25,8 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -247,3 +249,24 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+@contextmanager
+def openai_gateway(settings: Any, *, max_retries: int | None = None,
+                   api_key: str | None = "sk-test-not-real") -> Iterator[FakeOpenAIServer]:
+    """The LLM gateway's provider set to the real openai SDK talking to a fresh loopback server, for the block; the
+    process's provider is rebuilt on the way in and out (``settings``: pytest-django's fixture, undone after)."""
+    from llm.gateway import get_provider
+
+    with FakeOpenAIServer() as fake:
+        settings.LLM_PROVIDER = "openai"
+        settings.OPENAI_BASE_URL = fake.base_url
+        if api_key is not None:
+            settings.OPENAI_API_KEY = api_key
+        if max_retries is not None:
+            settings.OPENAI_MAX_RETRIES = max_retries
+        get_provider.cache_clear()
+        try:
+            yield fake
+        finally:
+            get_provider.cache_clear()
