@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -286,6 +286,9 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
                 logger.warning("RunContext changed during the stage; recomputing on the new document",
                                extra={"error": str(exc), "conflicts": conflicts})
                 continue
+            except TRANSIENT:
+                _release(event)
+                raise  # the task's bounded retry (engine/tasks.py)
             except StageOutputRefused as exc:
                 cause = exc.__cause__
                 logger.error("the database refused the stage's result; the run fails", exc_info=cause, extra={
@@ -297,6 +300,27 @@ def execute_stage(run_id: str, stage: str, attempt: int) -> None:
         if decision is not None:
             logger.info("stage done", extra={"next": decision.action, "reason": decision.reason,
                                              "duration_ms": event.duration_ms})
+
+
+def _release(event: StageEvent) -> None:
+    """After a database or broker blink while this delivery computed or persisted, nothing of the stage was stored:
+    its claim is dated back past the stage's hard limit so that the task's own retry (seconds later) takes the
+    attempt again — a delivery that still held it found it held and left it to the reaper, a hard limit and its grace
+    later. Only this delivery's claim (the same ``claimed_at``, still running) is released; the retry counts as a
+    delivery (STAGE_MAX_REDELIVERIES). Best effort: with the database still down the reaper recovers it, as before."""
+    expired = event.claimed_at or event.started_at
+    try:
+        if not connection.in_atomic_block and not connection.is_usable():
+            connection.close()  # the next query opens a new connection
+        with transaction.atomic():
+            released = StageEvent.objects.filter(
+                pk=event.pk, outcome=StageEvent.Outcome.RUNNING, claimed_at=event.claimed_at,
+            ).update(claimed_at=expired - timedelta(seconds=spec(event.stage).hard_limit_s))
+    except DatabaseError:
+        logger.warning("the stage's claim could not be released; the reaper will send it again")
+        return
+    if released:
+        logger.warning("transient error; the stage's claim is released for the task's retry")
 
 
 def _injected_delay(stage: str) -> None:

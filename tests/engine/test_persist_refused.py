@@ -150,3 +150,34 @@ def test_a_transient_database_error_in_the_persist_still_leaves_the_task_for_its
     assert StageEvent.objects.get(run=run, stage="U8").outcome == StageEvent.Outcome.RUNNING  # the retry's
     after = RunContext.objects.get(run=run)
     assert (after.version, after.document) == (before.version, before.document)
+
+
+def test_the_tasks_retry_takes_the_attempt_again_after_a_transient_error(
+        catalog: Any, specialist: Specialist) -> None:
+    """The retry used to find the attempt held by its own failed delivery and leave it to the reaper (a hard limit
+    and its grace later): the failed delivery now releases its claim."""
+    _postgresql()
+    run = _running_at_u8(specialist)
+    s = connection.settings_dict
+    other = psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"],
+                            password=s["PASSWORD"] or None, dbname=s["NAME"])
+    try:
+        other.execute("SELECT 1 FROM runs_runcontext WHERE run_id = %s FOR UPDATE", [run.pk])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        with pytest.raises(OperationalError):
+            execute_stage(str(run.pk), "U8", 1)
+    finally:
+        other.rollback()
+        other.close()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+
+    # when the task's retry delivers the same attempt moments later
+    execute_stage(str(run.pk), "U8", 1)
+
+    # then it runs the stage (a second delivery of the one attempt) instead of leaving it
+    event = StageEvent.objects.get(run=run, stage="U8", attempt=1)
+    assert event.outcome == StageEvent.Outcome.OK
+    assert event.deliveries == 2
+    assert RunContext.objects.get(run=run).version > 0
