@@ -15,7 +15,10 @@ class OutboxMessage(models.Model):
     attempt = models.PositiveIntegerField()
     queue = models.CharField(max_length=32)
     created_at = models.DateTimeField(auto_now_add=True)
-    sent_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Not indexed: the sent mark is then a HOT update (no indexed column changes, no index entries written),
+    # and it is written once per stage. The reaper finds unsent and stalled rows through the few active runs
+    # (runs_run.status, then the (run, stage, attempt) index), not through this column.
+    sent_at = models.DateTimeField(null=True, blank=True)
     sends = models.PositiveIntegerField(default=0, help_text="How many times it was handed to the broker.")
     last_error = models.CharField(max_length=300, blank=True)
 

@@ -93,13 +93,20 @@ def stage_events() -> Iterator[Metric]:
 def outbox() -> Iterator[Metric]:
     resends = CounterMetricFamily("lexery_outbox_resends", "Stage messages handed to the broker again after the "
                                   "first send (the reaper re-sending stalled attempts), by stage.", labels=["stage"])
-    for stage, n in (OutboxMessage.objects.filter(sends__gt=1).values_list("stage")
-                     .annotate(n=Sum(F("sends") - 1)).values_list("stage", "n").order_by("stage")):
-        resends.add_metric([stage], n or 0)
     unsent = GaugeMetricFamily("lexery_outbox_unsent", "Stage messages decided but not yet handed to the broker "
                                "(the broker was down; the reaper sends them), or sent less than "
                                "OUTBOX_SENT_MARK_DELAY_S ago by a stage worker that has not marked them yet.")
-    unsent.add_metric([], OutboxMessage.objects.filter(sent_at__isnull=True).count())
+    # Both in one pass over the table: sent_at has no index (engine/models.py: the sent mark is a HOT update), so
+    # the unsent count on its own would be a second full scan beside the resends'.
+    n_unsent = 0
+    for stage, n_resent, n_stage_unsent in (
+            OutboxMessage.objects.values_list("stage")
+            .annotate(resent=Sum(F("sends") - 1, filter=Q(sends__gt=1)), unsent=Count("pk", filter=Q(sent_at=None)))
+            .values_list("stage", "resent", "unsent").order_by("stage")):
+        if n_resent is not None:
+            resends.add_metric([stage], n_resent)
+        n_unsent += n_stage_unsent
+    unsent.add_metric([], n_unsent)
     yield from (resends, unsent)
 
 
