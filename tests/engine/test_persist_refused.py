@@ -122,6 +122,24 @@ def _running_at_u8(specialist: Specialist) -> Run:
     return run
 
 
+def _persist_times_out(run: Run) -> None:
+    """U8 of ``run`` executed while another writer holds its context row (the claim only reads it; the persist locks
+    it) and PostgreSQL gives up waiting after 300 ms: an OperationalError, as a dropped connection is."""
+    s = connection.settings_dict
+    other = psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"],
+                            password=s["PASSWORD"] or None, dbname=s["NAME"])
+    try:
+        other.execute("SELECT 1 FROM runs_runcontext WHERE run_id = %s FOR UPDATE", [run.pk])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '300ms'")
+        execute_stage(str(run.pk), "U8", 1)
+    finally:
+        other.rollback()
+        other.close()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+
+
 def test_a_transient_database_error_in_the_persist_still_leaves_the_task_for_its_retry(
         catalog: Any, specialist: Specialist) -> None:
     """A lock PostgreSQL gave up waiting for (``lock_timeout``: an OperationalError, as a dropped connection is) is
@@ -129,21 +147,8 @@ def test_a_transient_database_error_in_the_persist_still_leaves_the_task_for_its
     _postgresql()
     run = _running_at_u8(specialist)
     before = RunContext.objects.get(run=run)
-    s = connection.settings_dict
-    other = psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"],
-                            password=s["PASSWORD"] or None, dbname=s["NAME"])
-    try:
-        # Another writer holds the context row (the claim only reads it; the persist locks it).
-        other.execute("SELECT 1 FROM runs_runcontext WHERE run_id = %s FOR UPDATE", [run.pk])
-        with connection.cursor() as cursor:
-            cursor.execute("SET lock_timeout = '300ms'")
-        with pytest.raises(OperationalError):
-            execute_stage(str(run.pk), "U8", 1)
-    finally:
-        other.rollback()
-        other.close()
-        with connection.cursor() as cursor:
-            cursor.execute("RESET lock_timeout")
+    with pytest.raises(OperationalError):
+        _persist_times_out(run)
 
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING and not run.error
@@ -158,20 +163,8 @@ def test_the_tasks_retry_takes_the_attempt_again_after_a_transient_error(
     and its grace later): the failed delivery now releases its claim."""
     _postgresql()
     run = _running_at_u8(specialist)
-    s = connection.settings_dict
-    other = psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"],
-                            password=s["PASSWORD"] or None, dbname=s["NAME"])
-    try:
-        other.execute("SELECT 1 FROM runs_runcontext WHERE run_id = %s FOR UPDATE", [run.pk])
-        with connection.cursor() as cursor:
-            cursor.execute("SET lock_timeout = '300ms'")
-        with pytest.raises(OperationalError):
-            execute_stage(str(run.pk), "U8", 1)
-    finally:
-        other.rollback()
-        other.close()
-        with connection.cursor() as cursor:
-            cursor.execute("RESET lock_timeout")
+    with pytest.raises(OperationalError):
+        _persist_times_out(run)
 
     # when the task's retry delivers the same attempt moments later
     execute_stage(str(run.pk), "U8", 1)
