@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 
 from knowledge.snippets import SnippetStore
-from legaltext.text import normalize
+from legaltext.text import has_visible_text, normalize
 from lexery.errors import InputError, QuotaExceeded
 from memory.models import MemoryItem
 from runs.models import Run
@@ -33,7 +33,7 @@ def memory_item_create(*, org: Org, user_ref: str, text: str, source_run: Run | 
     user = clean_ref(user_ref, name="user_ref", error=MemoryInputError,
                      required_because="memory belongs to one end user of the org")
     cleaned = normalize(check_text(text or "", name="text", error=MemoryInputError))
-    if not cleaned:
+    if not has_visible_text(cleaned):  # zero-width characters alone hold no fact to remember
         raise MemoryInputError("text must not be empty")
     if len(cleaned) > settings.MEMORY_ITEM_MAX_CHARS:
         raise MemoryInputError(f"text is {len(cleaned)} characters long; the limit is {settings.MEMORY_ITEM_MAX_CHARS}")

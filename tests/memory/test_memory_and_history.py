@@ -60,6 +60,7 @@ def test_a_memory_item_is_created_listed_read_and_deleted_with_its_stored_text(a
 @pytest.mark.django_db
 @pytest.mark.parametrize("body, message", [
     ({"user_ref": "u1", "text": "   "}, "text must not be empty"),
+    ({"user_ref": "u1", "text": "\u200b\u200d\ufeff\u0301"}, "text must not be empty"),
     ({"user_ref": "", "text": FACT}, "user_ref must not be empty"),
     ({"user_ref": "u1", "text": "х" * 1001}, "the limit is 1000"),
     ({"text": FACT}, "user_ref"),
