@@ -215,16 +215,19 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     asked = with_statutory_words(step.query) if MEANING_WEIGHT > 0 or MEANING_LIST_WEIGHT > 0 else step.query
     port.prepare([step.query, asked])  # one model call for both: ~39 ms against ~50 ms for two on this CPU
     dense, lexical = port.dense(step.query, step.act_filter, pool), port.lexical(step.query, step.act_filter, pool)
+    sentences = port.meaning_search(asked, step.act_filter, pool) if MEANING_LIST_WEIGHT else []
     fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
-                 meaning=port.meaning_search(asked, step.act_filter, pool) if MEANING_LIST_WEIGHT else None,
-                 dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT), lexical_weight=LEXICAL_WEIGHT,
-                 heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT)
+                 meaning=sentences, dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT),
+                 lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT)
     if MEANING_WEIGHT <= 0 or len(fused) < 2:
         return fused[:step.limit]
-    keys = list(dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused))
-    reranked = rerank_by_meaning(fused, port.meaning(asked, keys), step.limit)
+    # the sentences' list already scored its articles by the same MaxSim: only the others are asked for
+    known = {payload["chunk_key"]: score for payload, score in sentences}
+    missing = [k for k in dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused)
+               if k not in known]
+    reranked = rerank_by_meaning(fused, {**known, **port.meaning(asked, missing)}, step.limit)
     return keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
                         LEADERS_WITHIN)
 
