@@ -7,11 +7,10 @@ query time, so the index stays correct as acts are added without a corpus-wide p
 from __future__ import annotations
 
 import zlib
-from collections import Counter
 from dataclasses import dataclass
 
 from legaltext.lay_terms import EXPANSION_WEIGHT, expansions
-from legaltext.text import content_lemmas
+from legaltext.text import content_lemmas, content_readings, question_lemmas
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -38,10 +37,20 @@ def _to_sparse(weights: dict[int, float]) -> Sparse:
     return Sparse([i for i, _ in items], [v for _, v in items])
 
 
+def _term_counts(text: str) -> tuple[dict[int, float], int]:
+    """Each word's readings share one occurrence: a word the analyser reads two ways counts half for each, so
+    «року» (рік / рок) meets «рік» and still weighs one word."""
+    counts: dict[int, float] = {}
+    tokens = content_readings(text)
+    for read in tokens:
+        for r in read:
+            counts[term_id(r)] = counts.get(term_id(r), 0.0) + 1.0 / len(read)
+    return counts, len(tokens)
+
+
 def document_vector(text: str, avgdl: float = BM25_AVGDL) -> Sparse:
-    terms = content_lemmas(text)
-    counts = Counter(term_id(t) for t in terms)
-    dl = max(len(terms), 1)
+    counts, n = _term_counts(text)
+    dl = max(n, 1)
     norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl)
     return _to_sparse({tid: tf * (BM25_K1 + 1) / (tf + norm) for tid, tf in counts.items()})
 
@@ -54,15 +63,23 @@ def heading_vector(heading: str | None) -> Sparse | None:
     return vec if vec.indices else None
 
 
+def _with_readings(weights: dict[int, float], readings: list[tuple[str, ...]]) -> dict[int, float]:
+    """A word's first reading at the weight already given; its other readings at a share of one word."""
+    for read in readings:
+        for r in read:
+            weights.setdefault(term_id(r), 1.0 / len(read))
+    return weights
+
+
 def query_vector(text: str) -> Sparse:
-    return _to_sparse({term_id(t): 1.0 for t in set(content_lemmas(text))})
+    return _to_sparse(_with_readings({term_id(t): 1.0 for t in content_lemmas(text)}, content_readings(text)))
 
 
 def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
     """A question's lexical query: its own lemmas, and the statute's words for its lay phrases at a lower
     weight (legaltext/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
-    lemmas = content_lemmas(text)
+    lemmas = question_lemmas(text)
     expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
     weights = {term_id(t): expansion_weight for t in expansions(lemmas)} if expansion_weight > 0 else {}
     weights.update({term_id(t): 1.0 for t in lemmas})
-    return _to_sparse(weights)
+    return _to_sparse(_with_readings(weights, content_readings(text, question=True)))

@@ -97,13 +97,87 @@ def lemma(word: str) -> str:
     return str(_morph().parse(_with_apostrophe(word))[0].normal_form)
 
 
-def content_lemmas(text: str) -> list[str]:
-    """Lemmas of the meaningful words, in order (duplicates kept: term frequency matters)."""
+@lru_cache(maxsize=200_000)
+def readings(word: str) -> tuple[str, ...]:
+    """Every lemma the analyser can read ``word`` as, its first reading first. The analyser scores a word's
+    parses alike, so ``lemma`` takes the first and splits one word's forms («посада» → «посада», «посаду» →
+    «посад»; «рік» → «ріка», «року» → «рок»; «селі» → «сель»); the lexical signal indexes every reading, so two
+    forms of one word always share the right one."""
+    if word.isdigit() or len(word) < 3:
+        return (word,)
+    parses = _morph().parse(_with_apostrophe(word))
+    return tuple(dict.fromkeys(str(p.normal_form) for p in parses))
+
+
+_LETTERS = "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"
+# Letters a writer of Ukrainian swaps most (Russian habits, a keyboard's neighbouring layout): tried before any
+# other single replacement.
+_SWAPS = {"и": "іы", "і": "иї", "ї": "і", "е": "єэ", "є": "е", "г": "ґ", "ґ": "г", "ы": "и", "э": "е", "ё": "е"}
+SLIP_MIN_CHARS = 5  # shorter unknown words are abbreviations more often than slips («тцк», «сбор»)
+
+
+def _slip_tiers(word: str) -> list[list[str]]:
+    """Single edits of ``word``, most likely first: an apostrophe, a doubled letter, a swapped pair of look-alike
+    letters, two letters transposed, then any other replacement, deletion or insertion. The first letter stays."""
+    cut = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
+    apostrophe = [a + "'" + b for a, b in cut if b]
+    doubled = [a + b[0] + b for a, b in cut if b] + [a + a[-1] + b[1:] for a, b in cut if b]
+    swapped = [a + c + b[1:] for a, b in cut if b for c in _SWAPS.get(b[0], "")]
+    transposed = [a + b[1] + b[0] + b[2:] for a, b in cut if len(b) > 1]
+    other = ([a + c + b[1:] for a, b in cut if b for c in _LETTERS if c != b[0]]
+             + [a + b[1:] for a, b in cut if b] + [a + c + b for a, b in cut for c in _LETTERS])
+    return [apostrophe, doubled, swapped, transposed, other]
+
+
+@lru_cache(maxsize=20_000)
+def spelled(word: str) -> str:
+    """A question's word with a typing slip mended: «поясненя» → «пояснення», «прізвіще» → «прізвище»,
+    «чиновнік» → «чиновник». Only an unknown Cyrillic word of ``SLIP_MIN_CHARS`` letters or more, and only when
+    the likeliest kind of edit that yields a known word yields exactly one; otherwise the word as typed."""
+    if len(word) < SLIP_MIN_CHARS or "-" in word or not all(c in _LETTERS or c in "'ыэё" for c in word):
+        return word
+    morph = _morph()
+    if morph.word_is_known(_with_apostrophe(word)):
+        return word
+    for tier in _slip_tiers(word):
+        known = {w for w in tier if w != word and morph.word_is_known(w)}
+        if known:
+            return known.pop() if len(known) == 1 else word
+    return word
+
+
+def question_words(text: str) -> list[str]:
+    """A question's words as a reader takes them: slips mended (``spelled``), and a compound the dictionary does
+    not know («фірма-покупець», «мама-пенсіонерка») followed by its parts."""
     out = []
     for w in words(text):
-        if w in STOP_FORMS:
-            continue
-        lem = lemma(w)
-        if lem not in STOPWORDS and not (len(lem) < 3 and not lem.isdigit()):
-            out.append(lem)
+        w = spelled(w)
+        out.append(w)
+        if "-" in w and not _morph().word_is_known(w):
+            out.extend(p for p in w.split("-") if len(p) >= 3)
     return out
+
+
+def _meaningful(word: str, first: str) -> bool:
+    return word not in STOP_FORMS and first not in STOPWORDS and (len(first) >= 3 or first.isdigit())
+
+
+def content_readings(text: str, *, question: bool = False) -> list[tuple[str, ...]]:
+    """For each meaningful word, in order, the lemmas it may be (``readings``). A word whose first reading is a
+    stopword is dropped, as in ``content_lemmas``; so are readings that are stopwords or too short."""
+    out = []
+    for w in question_words(text) if question else words(text):
+        read = readings(w)
+        if _meaningful(w, read[0]):
+            out.append(tuple(r for r in read if r not in STOPWORDS and (len(r) >= 3 or r.isdigit())))
+    return out
+
+
+def question_lemmas(text: str) -> list[str]:
+    """``content_lemmas`` of a question read by ``question_words``."""
+    return [lem for w in question_words(text) if _meaningful(w, lem := lemma(w))]
+
+
+def content_lemmas(text: str) -> list[str]:
+    """Lemmas of the meaningful words, in order (duplicates kept: term frequency matters)."""
+    return [lem for w in words(text) if _meaningful(w, lem := lemma(w))]

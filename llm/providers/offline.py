@@ -18,7 +18,7 @@ from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import expansion_phrases, with_statutory_words
 from legaltext.sentences import closeness, split_sentences
-from legaltext.text import content_lemmas
+from legaltext.text import content_lemmas, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
@@ -104,7 +104,7 @@ class _Scorer:
     is in every labour article, "непрацездатності" marks the one that answers."""
 
     def __init__(self, question: str, sentences: list[str]) -> None:
-        own = content_lemmas(question)
+        own = question_lemmas(question)
         self.own = {_unit(t) for t in own}
         # The statute's phrase for a lay phrase is what the user asked about: full weight when choosing sentences,
         # but only whole — «тимчасово вилучене майно» shares a word with «тимчасова непрацездатність», not a meaning.
@@ -384,7 +384,7 @@ def compose_answer(messages: list[Message]) -> str:
     prompt = _read(messages, joined)
     lines: list[str] = [gap_sentence(unescape(g.group("reason") or ""), [unescape(g.group("names")).strip()])
                         for g in prompt.gaps]
-    keep = set(content_lemmas(prompt.question))
+    keep = set(question_lemmas(prompt.question))
     chosen = _choose(_candidates(prompt.sources, prompt.question, prompt.asked, prompt.quotable))
     lines += _law_lines(prompt, chosen, keep)
     lines += _material_lines(prompt, keep)

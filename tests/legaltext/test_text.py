@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from legaltext.text import content_lemmas, lemma
+from knowledge.lexical import document_vector, question_vector, term_id
+from legaltext.text import content_lemmas, lemma, question_lemmas, readings, spelled
 
 
 @pytest.mark.parametrize(("form", "drifted"), [("його", "йога"), ("мене", "мен"), ("мені", "мен"),
@@ -30,3 +31,49 @@ def test_a_word_typed_without_its_apostrophe_meets_the_statutes_spelling(typed: 
 @pytest.mark.parametrize("word", ["бюро", "рюкзак", "пюре"])
 def test_a_known_word_with_a_labial_before_ya_keeps_its_spelling(word: str) -> None:
     assert "'" not in lemma(word)
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("поясненя", "пояснення"), ("прізвіще", "прізвище"), ("чиновнік", "чиновник"), ("гарнитури", "гарнітури"),
+    ("безробітью", "безробіттю"), ("адваката", "адвоката"), ("просрочку", "прострочку"), ("підїзду", "під'їзду"),
+])
+def test_a_slip_in_a_question_word_is_mended_to_the_one_word_it_can_be(typed: str, meant: str) -> None:
+    assert spelled(typed) == meant
+    assert lemma(meant) in question_lemmas(f"Що робити, якщо {typed}?")
+
+
+@pytest.mark.parametrize("word", [
+    "сбор",  # shorter than SLIP_MIN_CHARS: abbreviations and short words are left alone
+    "реклмою",  # «рекламою» and «реклямою» are both one insertion away: no guess
+    "підпрацювати",  # «відпрацювати» is one edit away, but a slip keeps the first letter
+    "звільнили", "лікарняному", "роботодавець",  # known words are never changed
+])
+def test_a_word_with_no_single_likely_mend_stays_as_typed(word: str) -> None:
+    assert spelled(word) == word
+
+
+def test_a_compound_the_dictionary_lacks_is_also_read_as_its_parts() -> None:
+    lemmas = question_lemmas("Фірма-покупець не оплатила поставку")
+    assert {"фірма-покупець", "фірма", "покупець"} <= set(lemmas)
+    assert "покупець" not in content_lemmas("Фірма-покупець не оплатила поставку")  # statutes keep their tokens
+
+
+@pytest.mark.parametrize(("one", "other"), [("посада", "посаду"), ("рік", "року"), ("село", "селі")])
+def test_two_forms_of_one_word_share_a_reading(one: str, other: str) -> None:
+    # the analyser's first readings differ («посаду» → «посад», «року» → «рок»): lemmas alone never meet
+    assert lemma(one) != lemma(other)
+    assert set(readings(one)) & set(readings(other))
+
+
+@pytest.mark.parametrize(("statute", "question"), [("особа, яка займає посаду", "моя посада"),
+                                                   ("протягом року", "через рік")])
+def test_a_question_meets_the_statute_in_another_form_of_its_word(statute: str, question: str) -> None:
+    doc, query = document_vector(statute), question_vector(question)
+    shared = set(doc.indices) & set(query.indices)
+    assert shared
+
+
+def test_a_word_read_two_ways_shares_one_occurrence_between_its_readings() -> None:
+    doc = dict(zip(*document_vector("строк року").__dict__.values(), strict=True))
+    weight = {r: doc[term_id(r)] for r in (*readings("року"), "строк")}
+    assert weight["рік"] == weight["рок"] < weight["строк"]  # «строк» has one reading: a whole occurrence
