@@ -361,6 +361,8 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
         _injected_delay(stage)
         result = RUNNERS[stage](snapshot.document, env)
         compute_s = time.monotonic() - computing
+    except TRANSIENT:
+        raise  # a database or broker blink while the stage read what it needs is not the stage's failure: retried
     except Exception as exc:
         logger.exception("stage failed")
         _fail(run_id, event, stage, started, exc)

@@ -174,3 +174,29 @@ def test_the_tasks_retry_takes_the_attempt_again_after_a_transient_error(
     assert event.outcome == StageEvent.Outcome.OK
     assert event.deliveries == 2
     assert RunContext.objects.get(run=run).version > 0
+
+
+def test_a_transient_database_error_inside_the_stages_own_work_is_retried_not_failed(
+        catalog: Any, specialist: Specialist, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stage that reads the database (its env, DocList, documents) may meet the same blink as the persist: it used
+    to be caught as the stage's own failure and end the run. It now leaves the task for its bounded retry."""
+    from engine import shell
+
+    run = _running_at_u8(specialist)
+    real, calls = shell.RUNNERS["U8"], []
+
+    def blinks_once(document: dict[str, Any], env: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(document, env)
+
+    monkeypatch.setitem(shell.RUNNERS, "U8", blinks_once)
+    with pytest.raises(OperationalError):
+        execute_stage(str(run.pk), "U8", 1)
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING and not run.error
+
+    execute_stage(str(run.pk), "U8", 1)  # the task's retry, moments later
+    event = StageEvent.objects.get(run=run, stage="U8", attempt=1)
+    assert (event.outcome, event.deliveries, len(calls)) == (StageEvent.Outcome.OK, 2, 2)
