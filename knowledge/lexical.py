@@ -10,7 +10,7 @@ import zlib
 from dataclasses import dataclass
 
 from legaltext.lay_terms import EXPANSION_WEIGHT, expansions
-from legaltext.text import content_lemmas, content_readings, question_lemmas
+from legaltext.text import content_readings
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -72,14 +72,16 @@ def _with_readings(weights: dict[int, float], readings: list[tuple[str, ...]]) -
 
 
 def query_vector(text: str) -> Sparse:
-    return _to_sparse(_with_readings({term_id(t): 1.0 for t in content_lemmas(text)}, content_readings(text)))
+    read = content_readings(text)
+    return _to_sparse(_with_readings({term_id(r[0]): 1.0 for r in read}, read))
 
 
 def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
     """A question's lexical query: its own lemmas, and the statute's words for its lay phrases at a lower
     weight (legaltext/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
-    lemmas = question_lemmas(text)
+    read = content_readings(text, question=True)
+    lemmas = [r[0] for r in read]  # question_lemmas, from the one reading of the question
     expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
     weights = {term_id(t): expansion_weight for t in expansions(lemmas)} if expansion_weight > 0 else {}
     weights.update({term_id(t): 1.0 for t in lemmas})
-    return _to_sparse(_with_readings(weights, content_readings(text, question=True)))
+    return _to_sparse(_with_readings(weights, read))

@@ -90,11 +90,9 @@ def _with_apostrophe(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=200_000)
 def lemma(word: str) -> str:
-    if word.isdigit() or len(word) < 3:
-        return word
-    return str(_morph().parse(_with_apostrophe(word))[0].normal_form)
+    """The analyser's first reading of ``word`` (``readings``)."""
+    return readings(word)[0]
 
 
 @lru_cache(maxsize=200_000)
@@ -175,9 +173,9 @@ def content_readings(text: str, *, question: bool = False) -> list[tuple[str, ..
 
 def question_lemmas(text: str) -> list[str]:
     """``content_lemmas`` of a question read by ``question_words``."""
-    return [lem for w in question_words(text) if _meaningful(w, lem := lemma(w))]
+    return [read[0] for read in content_readings(text, question=True)]
 
 
 def content_lemmas(text: str) -> list[str]:
     """Lemmas of the meaningful words, in order (duplicates kept: term frequency matters)."""
-    return [lem for w in words(text) if _meaningful(w, lem := lemma(w))]
+    return [read[0] for read in content_readings(text)]
