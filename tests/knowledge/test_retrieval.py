@@ -75,6 +75,36 @@ def test_a_hybrid_step_fuses_the_sentences_list_with_the_two_others(lldbi_index:
     assert sum("meaning" in c for c in channels.values()) >= 4
 
 
+class _SeenQueries(QdrantSearchPort):
+    """The real port, noting what each list was asked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: dict[str, list[str]] = {}
+
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> Any:
+        self.asked.setdefault("dense", []).append(query)
+        return super().dense(query, act_nregs, limit)
+
+    def lexical(self, query: str, act_nregs: list[str], limit: int) -> Any:
+        self.asked.setdefault("lexical", []).append(query)
+        return super().lexical(query, act_nregs, limit)
+
+
+def test_the_one_vector_list_reads_a_lay_question_with_the_statutes_words(lldbi_index: dict[str, int]) -> None:
+    # given a question in lay words («лікарняний») that the statute calls «тимчасова непрацездатність»
+    question = "Чи можуть мене звільнити, поки я на лікарняному?"
+    port = _SeenQueries()
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=question, limit=8)], channels=["lldbi_chunks"],
+                      docs_probe=False)
+    retrieve(plan, port, attempt=1)
+    # then the dense list is asked with the statute's words beside the question (e5 knows the lay word no better
+    # than BM25 does); BM25 gets the question as written and adds them itself
+    assert port.asked["dense"] == [port.asked["dense"][0]]
+    assert port.asked["dense"][0].startswith(question) and "непрацездатн" in port.asked["dense"][0]
+    assert port.asked["lexical"] == [question]
+
+
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:
     # given the heading of КЗпП ст. 24, whose words also fill many other labour articles
     for backend in ("qdrant", "edge"):
