@@ -185,8 +185,11 @@ CELERY_TASK_ROUTES = ("engine.routing.route_task",)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("BROKER_VISIBILITY_TIMEOUT_S", default=STAGE_TIME_LIMIT_S + 120)}
 # A worker process is replaced after this many tasks or above this resident memory (KiB): a leak or a huge
-# document cannot take the worker down with it.
-CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("WORKER_MAX_TASKS_PER_CHILD", default=500)
+# document cannot take the worker down with it. The memory cap is the guard; the task count only bounds a slow
+# leak. Each replacement stalls the task in flight 1–5 s (billiard's child waits 1 s before it exits, the pool's
+# maintenance timer runs every 5 s: README "engine overhead", seventh round): at 500, one run in ~45 on a one-child
+# worker; at 5000, one in ~450.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("WORKER_MAX_TASKS_PER_CHILD", default=5000)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("WORKER_MAX_MEMORY_PER_CHILD_KB", default=3_000_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Celery's Django fix-up closes the worker's database connection after every task unless told to reuse it: a new
