@@ -8,13 +8,19 @@ from io import StringIO
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from engine.ports import QdrantSearchPort
+from knowledge.embeddings import default_embedder
 from knowledge.lexical import query_vector
+from legaltext.lay_terms import with_statutory_words
+from legaltext.sentences import meaning_sentences
 from pipeline.contracts import SearchPlan, SearchStep
 from pipeline.stages.retrieval import CHUNKS_PER_ARTICLE, article_key, retrieve
+from tests.support.corpus import DEMO_DIR
 
 QUERIES = ["Чи обов'язково укладати трудовий договір у письмовій формі?",
            "тривалість щорічної основної відпустки", "право на працю", "Форма трудового договору"]
@@ -73,6 +79,26 @@ def test_a_hybrid_step_fuses_the_sentences_list_with_the_two_others(lldbi_index:
     assert article_key({"act_nreg": hits.hits[0].act_nreg, "article": hits.hits[0].article}) == "322-08#75"
     assert hits.hits[0].channel == "dense+lexical+meaning"
     assert sum("meaning" in c for c in channels.values()) >= 4
+
+
+def test_the_sentence_that_answers_far_into_a_long_article_is_stored_and_found(lldbi_index: dict[str, int]) -> None:
+    # given КЗпП ст. 40, whose prohibition of dismissal during sick leave is its 18th sentence, and the lay question
+    # the issue was filed with (read with the statute's words, as U4 reads it)
+    with (DEMO_DIR / "demo_articles.jsonl").open(encoding="utf-8") as fh:
+        text = next(r["text"] for r in map(json.loads, fh) if r["act_nreg"] == "322-08" and r["article"] == "40")
+    said = meaning_sentences(text, max_sentences=100, max_chars=settings.MEANING_SENTENCE_CHARS)
+    answer = next(i for i, s in enumerate(said) if s.startswith("Не допускається звільнення працівника"))
+    assert answer >= 12  # beyond the 12 sentences ingest used to store
+    asked = with_statutory_words("Чи може роботодавець звільнити мене, поки я на лікарняному?")
+    embedder = default_embedder()
+    q = embedder.embed_query([asked])[0]
+    cosines = embedder.embed(said) @ q
+    # then the article's best sentence is that one: its MaxSim reaches that sentence's cosine, above any of the
+    # first twelve (e5's cosines crowd near 0.9; the shipped vectors are int8, within ~1e-3)
+    got = QdrantSearchPort().meaning(asked, ["322-08#st40#c0"])["322-08#st40#c0"]
+    assert int(np.argmax(cosines)) == answer
+    assert got == pytest.approx(float(cosines[answer]), abs=1.5e-3)
+    assert got > float(cosines[:12].max()) + 1.5e-3
 
 
 class _SeenQueries(QdrantSearchPort):
