@@ -69,14 +69,10 @@ class QdrantSearchPort:
     def embed_model(self) -> str:
         return self.embedder.name
 
-    def prepare(self, queries: list[str]) -> None:
-        missing = [q for q in dict.fromkeys(queries) if q not in self._query_cache]
-        if missing:
-            vectors = self.embedder.embed_query(missing)
-            self._query_cache.update((q, v.tolist()) for q, v in zip(missing, vectors, strict=True))
-
     def _vector(self, query: str) -> list[float]:
-        self.prepare([query])  # a plan often runs the same question with and without filters: embedded once
+        # a plan often runs the same question with and without filters, and three lists read it: embedded once
+        if query not in self._query_cache:
+            self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()
         return self._query_cache[query]
 
     def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:

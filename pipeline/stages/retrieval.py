@@ -111,10 +111,6 @@ class SearchPort(Protocol):
         without sentence vectors answers none."""
         ...
 
-    def prepare(self, queries: list[str]) -> None:
-        """The dense searches and meaning reranks that follow will use these queries: embed them in one call."""
-        ...
-
 
 class Ranks(NamedTuple):
     """An article's 0-based rank in the lexical and the dense list (None: not found there), and for the first
@@ -212,11 +208,11 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     kept in the evidence, the step's limit kept."""
     depth = max(step.limit, MEANING_DEPTH)
     pool = max(step.limit * POOL_FACTOR, 40)
+    # Every list that embeds reads the question with the statute's words (BM25 has them at half weight): e5 knows
+    # «лікарняний» no better than the words do. For the one vector per article: eval/natural dev hit@10 0.751 →
+    # 0.778 (codes 0.661 → 0.716), hit@1 0.401 → 0.393, dev_questions unchanged (README "Retrieval quality",
+    # session 13). One string, so one embedding a step, cached by the port for the sentences' list and the rerank.
     asked = with_statutory_words(step.query)
-    port.prepare([step.query, asked])  # one model call for both: ~39 ms against ~50 ms for two on this CPU
-    # The one vector per article reads the question with the statute's words too (BM25 has them at half weight):
-    # e5 knows «лікарняний» no better than the words do. On eval/natural dev hit@10 0.751 → 0.778 (codes 0.661 →
-    # 0.716), hit@1 0.401 → 0.393, dev_questions unchanged (README "Retrieval quality", session 13).
     dense = port.dense(asked, step.act_filter, pool)
     lexical = port.lexical(step.query, step.act_filter, pool)
     sentences = port.meaning_search(asked, step.act_filter, pool) if MEANING_LIST_WEIGHT else []
