@@ -36,7 +36,7 @@ def dump(cases_path: Path, out: Path) -> None:
 
     from assemble.config import counter_for_encoding
     from assemble.render import writer_prompt_from_context
-    from engine import shell
+    from engine import stage_env
     from engine.runners import _labels
     from knowledge.eval import read_cases
     from legaltext.text import normalize
@@ -54,7 +54,7 @@ def dump(cases_path: Path, out: Path) -> None:
             if run is None or ctx is None or ctx.assembled_prompt is None:
                 missing += 1
                 continue
-            env = shell._env(run, "U10", 1, timezone.now())
+            env = stage_env.stage_env(run, "U10", 1, timezone.now())
             prompt = ctx.assembled_prompt
             texts, _ = env.snippets().get_many([k for s in prompt.snippets for k in s.r2_keys])
             count = counter_for_encoding(prompt.meta.tokenizer or env.tokenizer_id)

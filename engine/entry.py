@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from engine import dispatch, store
 from engine.dispatch import enqueue_stage
-from engine.shell import limits
 from engine.specs import spec
+from engine.stage_env import limits
 from orch.policy import CLARIFICATION_ANSWERED, STAGES, Decision, OrchInput, decide
 from pipeline.context import LINEAGE_KEYS, sections_from
 from pipeline.document import MASKED, apply

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -17,20 +16,18 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from engine import dispatch, ports, store
-from engine.channel_ports import ChannelPort, RunScope
+from engine import dispatch, store
 from engine.dispatch import enqueue_stage
-from engine.runners import RUNNERS, StageConfig, StageEnv
+from engine.held import ending, run_held
+from engine.runners import RUNNERS
 from engine.specs import spec
+from engine.stage_env import injected_delay, limits, run_limits, stage_env
 from engine.store import CLAIM_EVENT_FIELDS, Claim
-from flags.selectors import flags_snapshot
 from lexery.logging import bind_run
 from llm.gateway import LlmGateway
-from llm.tokenizer import count_tokens, encoding_name_for_model
 from llm.types import ProviderError
 from orch import canary
-from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, Limits, OrchInput, decide
-from pipeline.contracts import DOCLIST_UNAVAILABLE, Resolution, SpecialistProfile
+from orch.policy import ASK_CLARIFICATION, DONE, FAIL, Decision, OrchInput, decide
 from pipeline.document import apply
 from runs.models import Run, RunContext, StageEvent
 from runs.selectors import run_spend_caps
@@ -52,81 +49,6 @@ class StageOutputRefused(Exception):
 # A database or broker that blinked: the task runs again from its claim (engine/tasks.py: bounded, with backoff).
 # Any other database error while a stage persists is the stage's failure (StageOutputRefused).
 TRANSIENT = (OperationalError, InterfaceError, BrokerError)
-
-
-def limits() -> Limits:
-    return Limits(max_steps=settings.RUN_MAX_STEPS, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
-                  u11_write_retry_max=settings.U11_DIRECT_WRITE_RETRY_MAX)
-
-
-def run_limits(run: Run) -> dict[str, object]:
-    cap = run.specialist.cost_cap_usd if run.specialist.cost_cap_usd is not None else settings.RUN_COST_CAP_USD
-    return {"RUN_MAX_STEPS": settings.RUN_MAX_STEPS, "U6_DIRECT_RETRY_MAX": settings.U6_DIRECT_RETRY_MAX,
-            "U11_DIRECT_WRITE_RETRY_MAX": settings.U11_DIRECT_WRITE_RETRY_MAX, "RUN_COST_CAP_USD": str(cap)}
-
-
-def stage_config() -> StageConfig:
-    return StageConfig(question_max_chars=settings.QUESTION_MAX_CHARS, top_k=settings.RETRIEVAL_TOP_K,
-                       min_hits=settings.GATE_MIN_HITS, evidence_max_items=settings.EVIDENCE_MAX_ITEMS,
-                       budget_profile=settings.U9_BUDGET_PROFILE, u6_retry_max=settings.U6_DIRECT_RETRY_MAX,
-                       clarify_max_options=settings.CLARIFY_MAX_OPTIONS,
-                       writer_model=settings.LLM_WRITER_MODEL, writer_max_tokens=settings.LLM_WRITER_MAX_TOKENS,
-                       provider=settings.LLM_PROVIDER,
-                       channel_limits={"memory": settings.MEMORY_MAX_ITEMS, "doc": settings.DOCS_MAX_CHUNKS,
-                                       "history": settings.HISTORY_MAX_TURNS})
-
-
-def _as_dict(candidate: object) -> dict[str, Any]:
-    if isinstance(candidate, dict):
-        return candidate
-    if hasattr(candidate, "model_dump"):
-        return dict(candidate.model_dump())
-    return dict(vars(candidate))
-
-
-def doclist_port() -> Callable[[str], Resolution] | None:
-    """DocList as U6 sees it: a phrase in, a reason code and candidates out (local or remote client)."""
-    if not settings.DOCLIST_ENABLED:
-        return None
-    from knowledge import doclist_client
-
-    def resolve(query: str) -> Resolution:
-        try:
-            answer = doclist_client.resolve(query)
-        except doclist_client.DoclistUnavailable as exc:  # U6 forwards or retries; it never guesses an act
-            logger.warning("DocList unavailable", extra={"error": str(exc)})
-            return Resolution(query=query, reason=DOCLIST_UNAVAILABLE)
-        return Resolution(query=query, reason=str(answer.reason),
-                          candidates=[_as_dict(c) for c in answer.candidates])
-
-    return resolve
-
-
-def _env(run: Run, stage: str, attempt: int, now: datetime, delivery: int = 1) -> StageEnv:
-    """The stage's ports. ``delivery``: which delivery of this attempt runs (a model call sent again after a
-    redelivery is billed again by the provider, so the ledger records it again)."""
-    sp = run.specialist
-    profile = SpecialistProfile(slug=sp.slug, name=sp.name, soul=sp.soul, role_skeleton=sp.role_skeleton,
-                                directives=[str(d) for d in sp.directives or []], red_lines=sp.red_lines,
-                                response_contract=sp.response_contract)
-    model = settings.LLM_WRITER_MODEL
-    search = ports.QdrantSearchPort()
-    # Flags are resolved once, at U1, and snapshotted on the run so retries route the same way.
-    flags = {**flags_snapshot(specialist=sp), **run.flag_overrides} if stage == "U1" else dict(run.flags)
-    return StageEnv(
-        run_id=str(run.id), attempt=attempt, question=run.question, specialist=profile, flags=flags, now=now,
-        config=stage_config(), lexicon=ports.load_lexicon, search=lambda: search, snippets=ports.snippet_store,
-        count_tokens=lambda text: count_tokens(text, model), tokenizer_id=encoding_name_for_model(model),
-        gateway=lambda: LlmGateway(str(run.id), stage, attempt, caps=run_spend_caps(run=run), delivery=delivery),
-        doclist=doclist_port() if stage == "U6" else None,
-        channels=(lambda: channel_port(run)) if stage in ("U3", "U7") else None,  # U3: the previous question
-    )
-
-
-def channel_port(run: Run) -> ChannelPort:
-    scope = RunScope(run_id=str(run.id), org_id=run.org_id, user_ref=run.user_ref,
-                     conversation_id=run.conversation_id, created_at=run.created_at)
-    return ChannelPort(scope, ports.snippet_store())
 
 
 def _begin(run_id: str, stage: str, attempt: int) -> Claim | None:
@@ -261,8 +183,18 @@ def _canary(decision: Decision, document: dict[str, Any], run: Run, event: Stage
 
 def execute_stage(run_id: str, stage: str, attempt: int) -> None:
     with bind_run(run_id, stage):
+        held = run_held(run_id, stage, attempt)  # the document this process holds: one statement (engine/held.py)
+        if held.done:
+            return
+        if isinstance(held.failure, TRANSIENT):
+            raise held.failure  # the task's bounded retry; nothing was claimed
         claimed = _begin(run_id, stage, attempt)
         if claimed is None:
+            return
+        if held.failure is not None and claimed.snapshot.version == held.version:
+            # The stage raised on this very document: recorded as the claimed path records it, not computed again.
+            logger.error("stage failed", exc_info=held.failure)
+            _fail(run_id, claimed.event, stage, held.started, held.failure)
             return
         run, event, snapshot = claimed.run, claimed.event, claimed.snapshot
         started = time.monotonic()
@@ -323,14 +255,6 @@ def _release(event: StageEvent) -> None:
         logger.warning("transient error; the stage's claim is released for the task's retry")
 
 
-def _injected_delay(stage: str) -> None:
-    delays = settings.ENGINE_FAULT_DELAYS
-    delay = delays.get(stage, delays.get("*", 0.0)) if delays else 0.0
-    if delay > 0:
-        logger.warning("fault injection: stage sleeps", extra={"seconds": delay})
-        time.sleep(delay)
-
-
 def _storable(text: str) -> str:
     """An exception's text as the database stores it: it may quote the very value that was refused (a NUL, a lone
     surrogate), and the failure that records it must not be refused in turn."""
@@ -356,9 +280,9 @@ def _compute_and_persist(run: Run, event: StageEvent, snapshot: RunContext, atte
     compute_ms counts the stage's own code and a model ORCH consults: work, not the engine's machinery."""
     run_id, stage, attempt = str(run.pk), event.stage, event.attempt
     try:
-        env = _env(run, stage, attempt, timezone.now(), event.deliveries)  # the engine's work: not compute
+        env = stage_env(run, stage, attempt, timezone.now(), event.deliveries)  # the engine's work: not compute
         computing = time.monotonic()
-        _injected_delay(stage)
+        injected_delay(stage)
         result = RUNNERS[stage](snapshot.document, env)
         compute_s = time.monotonic() - computing
     except TRANSIENT:
@@ -444,7 +368,7 @@ def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict
         next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
                                      queue=spec(decision.next_stage).queue)
     else:
-        changes.update(_ending(decision, now))
+        changes.update(ending(decision, now))
     persisted = store.persist(run_id=str(run.pk), event_id=event.pk, version=snapshot.version,
                               before=snapshot.document, after=after, finish=finish, run_changes=changes,
                               next_stage=next_stage if dispatch.records_outbox() else None, now=now)
@@ -459,17 +383,7 @@ def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict
         setattr(event, name, getattr(finish, name))
     for name, value in changes.items():
         setattr(run, name, value)
+    store.keep_run(run, attempts, next_stage)  # that next stage, if this process gets it, needs no claim
     if next_stage is not None:
         dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
     return decision
-
-
-def _ending(decision: Decision, now: datetime) -> dict[str, object]:
-    """The run's columns when ``decision`` ends it (or makes it wait for the user): as ``_apply_decision``."""
-    if decision.action == DONE:
-        return {"status": str(Run.Status.DONE), "finished_at": now}
-    if decision.action == ASK_CLARIFICATION:
-        return {"status": str(Run.Status.AWAITING_CLARIFICATION), "finished_at": None}
-    if decision.action == FAIL:
-        return {"status": str(Run.Status.FAILED), "error": decision.reason, "finished_at": now}
-    return {"finished_at": now}

@@ -29,12 +29,14 @@ class StageSpec:
     soft_limit_s: int  # SoftTimeLimitExceeded inside the stage: the stage fails with that reason
     hard_limit_s: int  # the pool kills the process; the reaper re-sends the attempt after this plus a grace
     max_redeliveries: int  # deliveries of one attempt beyond the first before the run fails
+    calls_model: bool  # always reaches the model gateway: claimed before it computes (engine/held.py)
 
     @property
     def task_name(self) -> str:
         return TASK_PREFIX + self.stage
 
 
+_MODEL_STAGES = ("U10",)  # the writer; other stages reach a model only sometimes and say so when they do
 _QUEUES = {"U4": RETRIEVAL_QUEUE, "U6": RETRIEVAL_QUEUE, "U7": RETRIEVAL_QUEUE,
            "U9": "assemble", "U10": "llm", "U11": "llm"}
 
@@ -42,7 +44,7 @@ _QUEUES = {"U4": RETRIEVAL_QUEUE, "U6": RETRIEVAL_QUEUE, "U7": RETRIEVAL_QUEUE,
 def _spec(stage: str) -> StageSpec:
     return StageSpec(stage=stage, sections=context.sections_owned_by(stage), queue=_QUEUES.get(stage, DEFAULT_QUEUE),
                      soft_limit_s=settings.STAGE_SOFT_TIME_LIMIT_S, hard_limit_s=settings.STAGE_TIME_LIMIT_S,
-                     max_redeliveries=settings.STAGE_MAX_REDELIVERIES)
+                     max_redeliveries=settings.STAGE_MAX_REDELIVERIES, calls_model=stage in _MODEL_STAGES)
 
 
 STAGE_SPECS: dict[str, StageSpec] = {stage: _spec(stage) for stage in STAGES}

@@ -19,7 +19,7 @@ import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Self
 
@@ -82,6 +82,7 @@ class Persisted:
     status: str
     version: int
     outbox_id: int | None
+    event_id: int | None = None  # the event an unclaimed persist inserted (None: it wrote nothing)
 
     def written(self, expected_version: int) -> bool:
         return self.version == expected_version and self.status not in Run.TERMINAL
@@ -228,11 +229,16 @@ class HeldDocument:
     """The document this process last persisted, exactly as the database holds it at ``version`` (every writer of
     a RunContext raises its version, so the pair names one content). The next stage of the same run, claimed by
     this process, reads it from here instead of receiving ~21 KB again. Read-only by convention, as every
-    snapshot is: stages parse it into typed sections and ``apply`` copies before it writes."""
+    snapshot is: stages parse it into typed sections and ``apply`` copies before it writes.
+    ``run`` and ``attempts``: the run as this process last wrote it (its ``steps`` the database's then) and the
+    attempts ORCH decided on — what engine/held.py runs the next stage on without a claim."""
 
     run_id: str
     version: int
     document: Mapping[str, Any]
+    run: Run | None = None
+    attempts: Counter[str] | None = None
+    next: tuple[str, int] | None = None  # the (stage, attempt) this process decided and sent after it
 
 
 _held: HeldDocument | None = None
@@ -241,6 +247,25 @@ _held: HeldDocument | None = None
 def _hold(held: HeldDocument | None) -> None:
     global _held  # one document per process: the run it computes next is usually the one it just persisted
     _held = held
+
+
+def held(run_id: str) -> HeldDocument | None:
+    """What this process holds of ``run_id``: its document, and its run, attempts and next stage when ``keep_run``
+    added them."""
+    return _held if _held is not None and _held.run_id == run_id else None
+
+
+def keep_run(run: Run, attempts: Counter[str], next_stage: NextStage | None) -> None:
+    """Beside the document just persisted (``persist``): the run and the attempts of the stage that persisted it, and
+    the stage it sent next — the one message this process may run without a claim (engine/held.py)."""
+    if _held is not None and _held.run_id == str(run.pk):
+        sent = (next_stage.stage, next_stage.attempt) if next_stage is not None else None
+        _hold(replace(_held, run=run, attempts=Counter(attempts), next=sent))
+
+
+def drop_held() -> None:
+    """Forget what this process holds (a statement whose outcome is unknown: the next stage claims and reads)."""
+    _hold(None)
 
 
 def claim(run_id: str, stage: str, attempt: int, now: datetime, sent: list[int]) -> Claim | None:
@@ -326,10 +351,25 @@ def changed_sections(before: Mapping[str, Any], after: Mapping[str, Any]) -> tup
     return changed, [k for k in before if k not in after]
 
 
-def persist(*, run_id: str, event_id: int, version: int, before: Mapping[str, Any], after: Mapping[str, Any],
-            finish: EventFinish, run_changes: Mapping[str, object], next_stage: NextStage | None,
-            now: datetime) -> Persisted:
-    """One statement: written only if the context is still at ``version`` and the run has not ended."""
+@dataclass(frozen=True)
+class Unclaimed:
+    """An attempt this process computed on the document it holds, without a claim (engine/held.py): the persist
+    inserts its event already finished and counts its step, and writes anything only if the run is still running
+    at ``steps`` — no claim of any stage since this process wrote it — and the attempt has no event yet. ``sent``:
+    outbox ids this process handed to the broker, marked sent by this statement (what a claim would have carried)."""
+
+    stage: str
+    attempt: int
+    started_at: datetime
+    steps: int
+    sent: Sequence[int] = ()
+
+
+def persist(*, run_id: str, event_id: int | None, version: int, before: Mapping[str, Any],
+            after: Mapping[str, Any], finish: EventFinish, run_changes: Mapping[str, object],
+            next_stage: NextStage | None, now: datetime, unclaimed: Unclaimed | None = None) -> Persisted:
+    """One statement: written only if the context is still at ``version`` and the run has not ended. ``event_id``:
+    the claimed attempt's event, finished here; None with ``unclaimed``, whose event this statement inserts."""
     changed, dropped = changed_sections(before, after)
     # As UTF-8, not \u escapes: the sections are Ukrainian text, a third of the bytes to send and for jsonb to parse.
     changed_json = json.dumps(changed, ensure_ascii=False)
@@ -339,33 +379,31 @@ def persist(*, run_id: str, event_id: int, version: int, before: Mapping[str, An
         "finished_at": finish.finished_at, "duration_ms": finish.duration_ms, "compute_ms": finish.compute_ms,
         "next_action": finish.next_action, "decided_by": finish.decided_by, "reason": finish.reason,
         "detail": json.dumps(finish.detail, ensure_ascii=False)}
-    parts = [f"""
-WITH locked AS (
-    SELECT r.status, c.version FROM {RUNS} r JOIN {CONTEXTS} c ON c.run_id = r.id
-    WHERE r.id = %(run)s FOR UPDATE OF r, c
-), ok AS (
-    SELECT 1 FROM locked WHERE version = %(version)s AND NOT status = ANY(%(terminal)s::text[])
-), context AS (
+    # ``gate``: what every write waits on — the checks under the locks, or (unclaimed) the event this statement
+    # inserted, which exists only if they passed and no other delivery holds the attempt.
+    if unclaimed is None:
+        parts, gate = [_PERSIST_CLAIMED], "ok"
+    else:
+        parts, gate = [_persist_unclaimed_head(len(unclaimed.sent))], "finished"
+        params.update({"running": str(Run.Status.RUNNING), "steps": unclaimed.steps, "stage": unclaimed.stage,
+                       "attempt": unclaimed.attempt, "started_at": unclaimed.started_at})
+        params.update((f"sent{i}", outbox_id) for i, outbox_id in enumerate(unclaimed.sent))
+    parts.append(f""", context AS (
     UPDATE {CONTEXTS} SET document = (document || %(set)s::jsonb) - %(drop)s::text[],
                                version = version + 1, updated_at = %(now)s
-    WHERE run_id = %(run)s AND EXISTS (SELECT 1 FROM ok)
-), finished AS (
-    UPDATE {EVENTS} SET outcome = %(outcome)s, finished_at = %(finished_at)s, duration_ms = %(duration_ms)s,
-        compute_ms = %(compute_ms)s, next_action = %(next_action)s, decided_by = %(decided_by)s,
-        reason = %(reason)s, detail = %(detail)s::jsonb
-    WHERE id = %(event)s AND EXISTS (SELECT 1 FROM ok)
-)"""]
-    if run_changes:
-        assignments = []
-        for column, value in run_changes.items():
-            if column not in RUN_COLUMNS:
-                raise ValueError(f"a persist does not set {RUNS}.{column}")
-            cast = "::jsonb" if column in _JSON_RUN_COLUMNS else ""
-            assignments.append(f'"{column}" = %(run_{column})s{cast}')
-            params[f"run_{column}"] = json.dumps(value) if column in _JSON_RUN_COLUMNS else value
+    WHERE run_id = %(run)s AND EXISTS (SELECT 1 FROM {gate})
+)""")
+    assignments = [] if unclaimed is None else ['"steps" = %(steps)s + 1', '"current_stage" = %(stage)s']
+    for column, value in run_changes.items():
+        if column not in RUN_COLUMNS:
+            raise ValueError(f"a persist does not set {RUNS}.{column}")
+        cast = "::jsonb" if column in _JSON_RUN_COLUMNS else ""
+        assignments.append(f'"{column}" = %(run_{column})s{cast}')
+        params[f"run_{column}"] = json.dumps(value) if column in _JSON_RUN_COLUMNS else value
+    if assignments:
         parts.append(f""", ended AS (
     UPDATE {RUNS} SET {", ".join(assignments)}, updated_at = %(now)s
-    WHERE id = %(run)s AND EXISTS (SELECT 1 FROM ok)
+    WHERE id = %(run)s AND EXISTS (SELECT 1 FROM {gate})
 )""")
     outbox = "NULL::bigint"
     if next_stage is not None:
@@ -373,25 +411,68 @@ WITH locked AS (
                        "next_queue": next_stage.queue})
         parts.append(f""", outbox AS (
     INSERT INTO {OUTBOX} (run_id, stage, attempt, queue, created_at, sends, last_error)
-    SELECT %(run)s, %(next_stage)s, %(next_attempt)s, %(next_queue)s, %(now)s, 0, '' FROM ok
+    SELECT %(run)s, %(next_stage)s, %(next_attempt)s, %(next_queue)s, %(now)s, 0, '' FROM {gate}
     ON CONFLICT (run_id, stage, attempt) DO NOTHING
     RETURNING id
 )""")
         outbox = "(SELECT id FROM outbox)"
-    parts.append(f"\nSELECT status, version, {outbox} FROM locked")
+    inserted = "NULL::bigint" if unclaimed is None else "(SELECT id FROM finished)"
+    parts.append(f"\nSELECT status, version, {outbox}, {inserted} FROM locked")
     with _prepared_cursor() as cursor:
         cursor.execute("".join(parts), params)
         row = cursor.fetchone()
     if row is None:
         raise Run.DoesNotExist(f"run {run_id} or its context is gone")
-    persisted = Persisted(status=row[0], version=row[1], outbox_id=row[2])
-    if persisted.written(version):
+    persisted = Persisted(status=row[0], version=row[1], outbox_id=row[2], event_id=row[3])
+    if persisted.written(version) and (unclaimed is None or persisted.event_id is not None):
         # What the database now holds, built as it built it: ``before`` (exact: read from it, or held) with the
         # changed sections as they travelled (JSON text) on top, the dropped ones gone.
         document = {k: v for k, v in before.items() if k not in dropped}
         document.update(json.loads(changed_json))
         _hold(HeldDocument(run_id, version + 1, document))
     return persisted
+
+
+_PERSIST_CLAIMED = f"""
+WITH locked AS (
+    SELECT r.status, c.version FROM {RUNS} r JOIN {CONTEXTS} c ON c.run_id = r.id
+    WHERE r.id = %(run)s FOR UPDATE OF r, c
+), ok AS (
+    SELECT 1 FROM locked WHERE version = %(version)s AND NOT status = ANY(%(terminal)s::text[])
+), finished AS (
+    UPDATE {EVENTS} SET outcome = %(outcome)s, finished_at = %(finished_at)s, duration_ms = %(duration_ms)s,
+        compute_ms = %(compute_ms)s, next_action = %(next_action)s, decided_by = %(decided_by)s,
+        reason = %(reason)s, detail = %(detail)s::jsonb
+    WHERE id = %(event)s AND EXISTS (SELECT 1 FROM ok)
+)"""
+
+
+@functools.cache
+def _persist_unclaimed_head(marks: int) -> str:
+    """The locks, the checks, the event inserted finished (a claim of the same attempt by another delivery makes it
+    a no-op), and the sent marks this process owes — they are written whatever the checks find, as a claim's are."""
+    marked = ""
+    if marks:
+        ids = ", ".join(f"%(sent{i})s" for i in range(marks))
+        marked = f""", marked AS (
+    UPDATE {OUTBOX} SET sent_at = %(now)s, sends = sends + 1, last_error = '' WHERE id IN ({ids})
+)"""
+    return f"""
+WITH locked AS (
+    SELECT r.status, r.steps, c.version FROM {RUNS} r JOIN {CONTEXTS} c ON c.run_id = r.id
+    WHERE r.id = %(run)s FOR UPDATE OF r, c
+), ok AS (
+    SELECT 1 FROM locked WHERE version = %(version)s AND status = %(running)s AND steps = %(steps)s
+), finished AS (
+    INSERT INTO {EVENTS} (run_id, stage, attempt, step, started_at, claimed_at, outcome, deliveries, finished_at,
+                                 duration_ms, compute_ms, next_action, decided_by, reason, detail)
+    SELECT %(run)s, %(stage)s, %(attempt)s, %(steps)s + 1, %(started_at)s, %(started_at)s, %(outcome)s, 1,
+           %(finished_at)s, %(duration_ms)s, %(compute_ms)s, %(next_action)s, %(decided_by)s, %(reason)s,
+           %(detail)s::jsonb
+    FROM ok
+    ON CONFLICT (run_id, stage, attempt) DO NOTHING
+    RETURNING id
+){marked}"""
 
 
 # A new run, its empty context and its first stage's outbox row: one statement (a POST's BEGIN, three INSERTs and

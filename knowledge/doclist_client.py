@@ -1,4 +1,4 @@
-"""The DocList client U6 calls (through engine/shell.doclist_port): in-process against the catalog table by
+"""The DocList client U6 calls (through engine/stage_env.doclist_port): in-process against the catalog table by
 default, over HTTP when ``DOCLIST_API_URL`` points at a DocList (this app's ``POST /api/v1/doclist/resolve`` or a
 compatible worker), and off when ``DOCLIST_ENABLED`` is false. It lives beside the catalog it reads, so U6's pure
 code in recovery/ never reaches up into knowledge/.

@@ -173,6 +173,10 @@ OUTBOX_SENT_MARK_DELAY_S = env.float("OUTBOX_SENT_MARK_DELAY_S", default=OUTBOX_
 # At most this many sent marks ride on one claim (a stage worker has one or two waiting); each count is its own
 # prepared claim statement (engine/store.py), so keep it small. More wait for the next claim or the idle timer.
 CLAIM_SENT_MARKS_MAX = env.int("CLAIM_SENT_MARKS_MAX", default=4)
+# A stage worker that receives the next stage of the run it just stored computes it on the document it holds and
+# claims it with its own persist: one statement a stage instead of two (engine/held.py). Off: every stage is claimed
+# before it computes, so its event shows `running` while it does. PostgreSQL only.
+ENGINE_HELD_STAGES = env.bool("ENGINE_HELD_STAGES", default=True)
 # Fault injection for the fault tests only (tests/e2e/test_faults.py): seconds to sleep inside the named stages
 # ("U4=1.5,U10=2", "*=1" for all), so a process can be killed in the middle of a stage. Empty in production.
 ENGINE_FAULT_DELAYS: dict[str, float] = {

@@ -153,7 +153,7 @@ ACT_FOUND_IN_CATALOG_NOT_INDEXED = "ACT_FOUND_IN_CATALOG_NOT_INDEXED"
 ACT_NOT_FOUND_IN_CATALOG = "ACT_NOT_FOUND_IN_CATALOG"
 AMBIGUOUS_ACT_MATCH = "AMBIGUOUS_ACT_MATCH"
 # Ours, beside the seed's: the client is switched off (DOCLIST_ENABLED=false); the client could not get an answer
-# (a remote DocList timed out, refused, or answered nonsense: engine/shell.doclist_port).
+# (a remote DocList timed out, refused, or answered nonsense: engine/stage_env.doclist_port).
 DOCLIST_DISABLED = "DOCLIST_DISABLED"
 DOCLIST_UNAVAILABLE = "DOCLIST_UNAVAILABLE"
 # A gap's reason when DocList stayed unavailable after U6's direct retry: the act a phrase of the question names

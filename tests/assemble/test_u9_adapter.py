@@ -18,7 +18,7 @@ from assemble.layers import PromptBudgetExceeded
 from assemble.prompt import LAYERED_WRITER_INSTRUCTIONS
 from assemble.render import blocks_with_tokens
 from engine.runners import StageEnv, StageResult, _u9_layered, run_u9
-from engine.shell import stage_config
+from engine.stage_env import stage_config
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
 from llm.tokenizer import count_tokens, encoding_name_for_model
