@@ -78,6 +78,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "ops.middleware.RequestIdMiddleware",  # first: every log line of the request carries its id
+    "ops.middleware.ApiLanguageMiddleware",  # the API's sentences in English, the console's in Ukrainian
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (the admin's CSS) with DEBUG off, no web server
     "django.contrib.sessions.middleware.SessionMiddleware",
