@@ -21,6 +21,7 @@ import copy
 import logging
 import time
 from collections import Counter
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -106,15 +107,7 @@ def _persist(run: Run, unclaimed: store.Unclaimed, version: int, document: dict[
              detail: dict[str, object]) -> store.Persisted | None:
     """The stage stored with its event, in one statement; None when it wrote nothing (the claimed path follows)."""
     now = timezone.now()
-    finish = store.EventFinish(outcome=str(StageEvent.Outcome.OK), finished_at=now,
-                               duration_ms=round((time.monotonic() - started) * 1000), compute_ms=compute_ms,
-                               next_action=decision.action, decided_by=decision.decided_by,
-                               reason=decision.reason[:300], detail=detail)
-    next_stage = None
-    if decision.next_stage is not None:
-        next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
-                                     queue=spec(decision.next_stage).queue)
-    changes = {} if next_stage is not None else ending(decision, now)
+    finish, next_stage, changes = stored_outcome(decision, attempts, started, compute_ms, detail, now)
     # Taken now, not when the stage began: during a long stage the idle timer writes them (OUTBOX_SENT_MARK_DELAY_S).
     marks = dispatch.take_sent_marks(settings.CLAIM_SENT_MARKS_MAX)
     try:
@@ -144,6 +137,21 @@ def _persist(run: Run, unclaimed: store.Unclaimed, version: int, document: dict[
     if next_stage is not None:
         dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
     return persisted
+
+
+def stored_outcome(decision: Decision, attempts: Counter[str], started: float, compute_ms: int,
+                   detail: Mapping[str, object], now: datetime,
+                   ) -> tuple[store.EventFinish, store.NextStage | None, dict[str, object]]:
+    """What a persist writes of a stage that finished: its event's end, and the next stage's outbox row (numbered
+    from the attempts ORCH decided on) or the run's columns as the decision ends it."""
+    finish = store.EventFinish(outcome=str(StageEvent.Outcome.OK), finished_at=now,
+                               duration_ms=round((time.monotonic() - started) * 1000), compute_ms=compute_ms,
+                               next_action=decision.action, decided_by=decision.decided_by,
+                               reason=decision.reason[:300], detail=detail)
+    if decision.next_stage is None:
+        return finish, None, ending(decision, now)
+    return finish, store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
+                                   queue=spec(decision.next_stage).queue), {}
 
 
 def ending(decision: Decision, now: datetime) -> dict[str, object]:

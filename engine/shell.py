@@ -18,7 +18,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from engine import dispatch, store
 from engine.dispatch import enqueue_stage
-from engine.held import ending, run_held
+from engine.held import run_held, stored_outcome
 from engine.runners import RUNNERS
 from engine.specs import spec
 from engine.stage_env import injected_delay, limits, run_limits, stage_env
@@ -359,16 +359,8 @@ def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict
     """The same persist as the ORM path, as one statement (engine/store.py), the next stage sent once it is
     written."""
     now = timezone.now()
-    finish = store.EventFinish(outcome=str(StageEvent.Outcome.OK), finished_at=now,
-                               duration_ms=round((time.monotonic() - started) * 1000), compute_ms=compute_ms,
-                               next_action=decision.action, decided_by=decision.decided_by,
-                               reason=decision.reason[:300], detail=detail)
-    next_stage = None
-    if decision.next_stage is not None:
-        next_stage = store.NextStage(stage=decision.next_stage, attempt=attempts[decision.next_stage] + 1,
-                                     queue=spec(decision.next_stage).queue)
-    else:
-        changes.update(ending(decision, now))
+    finish, next_stage, ended = stored_outcome(decision, attempts, started, compute_ms, detail, now)
+    changes.update(ended)
     persisted = store.persist(run_id=str(run.pk), event_id=event.pk, version=snapshot.version,
                               before=snapshot.document, after=after, finish=finish, run_changes=changes,
                               next_stage=next_stage if dispatch.records_outbox() else None, now=now)
