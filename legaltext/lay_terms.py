@@ -64,12 +64,27 @@ def _entries() -> tuple[_Entry, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _by_first_lemma() -> dict[str, tuple[tuple[int, _Entry], ...]]:
+    """The entries (with their place in the thesaurus) under their lay phrase's first lemma: a question's lemmas look
+    up only the phrases that can start at each of them, instead of every phrase at every position (which was ~3,000
+    tuple comparisons a lemma: ~6 ms of every U4 step, the thesaurus read four times a step)."""
+    index: dict[str, list[tuple[int, _Entry]]] = {}
+    for place, entry in enumerate(_entries()):
+        index.setdefault(entry.key[0], []).append((place, entry))
+    return {first: tuple(entries) for first, entries in index.items()}
+
+
 def _matched(lemmas: list[str]) -> Iterator[_Entry]:
-    """The entries whose lay phrase the lemmas hold, whole and in order."""
-    for entry in _entries():
-        n = len(entry.key)
-        if any(tuple(lemmas[i:i + n]) == entry.key for i in range(len(lemmas) - n + 1)):
-            yield entry
+    """The entries whose lay phrase the lemmas hold, whole and in order; in the thesaurus's order, each once."""
+    by_first = _by_first_lemma()
+    found: dict[int, _Entry] = {}
+    for i, lemma in enumerate(lemmas):
+        for place, entry in by_first.get(lemma, ()):
+            if place not in found and tuple(lemmas[i:i + len(entry.key)]) == entry.key:
+                found[place] = entry
+    for place in sorted(found):
+        yield found[place]
 
 
 def statutory_words(lemmas: list[str]) -> list[str]:

@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from legaltext import lay_terms
 from legaltext.lay_terms import DATA_FILE, LAY_TERMS, expansion_phrases, expansions, read_terms
 from legaltext.text import content_lemmas
 
@@ -141,3 +144,30 @@ def test_the_statutes_words_are_given_as_the_thesaurus_writes_them() -> None:
     assert statutory_words(content_lemmas("Чи можуть звільнити, поки я на лікарняному?")) == [
         LAY_TERMS["лікарняний"], LAY_TERMS["звільнити"]]
     assert statutory_words(content_lemmas("Скільки днів триває щорічна відпустка?")) == []
+
+
+def _every_phrase_at_every_place(lemmas: list[str]) -> list[object]:
+    """The matching as it was written first: every entry's phrase tried at every position (the reference)."""
+    found = []
+    for entry in lay_terms._entries():
+        n = len(entry.key)
+        if any(tuple(lemmas[i:i + n]) == entry.key for i in range(len(lemmas) - n + 1)):
+            found.append(entry)
+    return found
+
+
+_KEY_LEMMAS = sorted({lemma for entry in lay_terms._entries() for lemma in entry.key})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_KEY_LEMMAS), st.sampled_from(["не", "мій", "робота", "суд", "x"])),
+                max_size=25),
+       st.lists(st.sampled_from(range(len(lay_terms._entries()))), max_size=3))
+def test_the_first_lemma_index_finds_exactly_what_every_phrase_at_every_place_finds(
+        words: list[str], planted: list[int]) -> None:
+    """Phrases planted whole among words that begin other phrases (so partial matches are tried): the same entries,
+    in the thesaurus's order, each once."""
+    lemmas = list(words)
+    for place in planted:
+        lemmas[len(lemmas) // 2:len(lemmas) // 2] = list(lay_terms._entries()[place].key)
+    assert list(lay_terms._matched(lemmas)) == _every_phrase_at_every_place(lemmas)
