@@ -148,7 +148,7 @@ def test_the_statutes_words_are_given_as_the_thesaurus_writes_them() -> None:
 
 def _every_phrase_at_every_place(lemmas: list[str]) -> list[object]:
     """The matching as it was written first: every entry's phrase tried at every position (the reference)."""
-    found = []
+    found: list[object] = []
     for entry in lay_terms._entries():
         n = len(entry.key)
         if any(tuple(lemmas[i:i + n]) == entry.key for i in range(len(lemmas) - n + 1)):
