@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import unescape
 
 from legaltext.citations import find_citations, split_ref
@@ -86,6 +86,11 @@ class _Quote:
     rank: int  # the source's position in the evidence
     pos: int  # the sentence's position in its source
     header: str | None = None  # the words a list item continues ("Не підлягають призову … військовозобов'язані:")
+    also: tuple[str, ...] = ()  # other sources that say this very sentence (a code and its special law often do)
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return (self.ref, *self.also)
 
 
 STEM_CHARS = 6  # "звільнити" and "звільнення" are two lemmas of one idea: sentences are matched on stems
@@ -297,6 +302,11 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
     for q in quotes[1:]:
         if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
             break
+        twin = next((i for i, c in enumerate(chosen) if (c.sentence, c.header) == (q.sentence, q.header)), None)
+        if twin is not None:  # the same words in another act: cited beside the first, not quoted again
+            if q.ref not in chosen[twin].refs:
+                chosen[twin] = replace(chosen[twin], also=(*chosen[twin].also, q.ref))
+            continue
         new_source = q.ref not in per_source
         if per_source[q.ref] >= MAX_SENTENCES_PER_SOURCE or (new_source and len(per_source) >= MAX_SOURCES):
             continue
@@ -356,10 +366,10 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
         return ["Коротко: питання регулюють норми, наведені в підставах."]
     # With the act itself missing, what follows is related law, not the answer: say so.
     opener = "Пов'язані норми, які є в базі знань" if prompt.gaps else "Коротко"
-    lines = [f"{opener}: {_quoted(chosen[0], keep)} ({chosen[0].ref})."]
+    lines = [f"{opener}: {_quoted(chosen[0], keep)} ({'; '.join(chosen[0].refs)})."]
     details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
     if details:
-        lines.append("Детальніше:\n" + "\n".join(f"— {_quoted(q, keep)} ({q.ref})." for q in details))
+        lines.append("Детальніше:\n" + "\n".join(f"— {_quoted(q, keep)} ({'; '.join(q.refs)})." for q in details))
     return lines
 
 
@@ -389,7 +399,7 @@ def compose_answer(messages: list[Message]) -> str:
     lines += _law_lines(prompt, chosen, keep)
     lines += _material_lines(prompt, keep)
     if prompt.sources:
-        cited = list(dict.fromkeys(q.ref for q in chosen)) or prompt.allowed[:MAX_SOURCES]
+        cited = list(dict.fromkeys(ref for q in chosen for ref in q.refs)) or prompt.allowed[:MAX_SOURCES]
         lines.append("Підстави: " + "; ".join(cited) + ".")
     return "\n\n".join(lines)
 

@@ -52,3 +52,19 @@ def test_when_no_sentence_is_quotable_the_answer_still_names_its_sources() -> No
     text = answer(only_pointers)
 
     assert "статтю 12" not in text and text.rstrip().endswith("Підстави: КЗпП ст. 75.")
+
+
+def test_a_sentence_two_acts_say_word_for_word_is_quoted_once_and_cited_to_both() -> None:
+    """КЗпП ст. 75 and Закон «Про відпустки» ст. 6 share their sentences: the answer said each twice, once per act."""
+    said_twice = ("Щорічна основна відпустка надається працівникам тривалістю не менш як 24 календарних дні. "
+                  "Особам віком до вісімнадцяти років надається щорічна основна відпустка тривалістю 31 календарний "
+                  "день.")
+    law = SourceBlock("Закон «Про відпустки» ст. 6", "k6", None, said_twice)
+    code = SourceBlock("КЗпП ст. 75", "k75", None, said_twice)
+
+    text = answer(law, code)
+
+    assert text.count("24 календарних дні") == 1 and text.count("31 календарний день") == 1
+    assert "(Закон «Про відпустки» ст. 6; КЗпП ст. 75)" in text
+    assert {c.article_ref for c in find_citations(text, LABELS)} == {"Закон «Про відпустки» ст. 6", "КЗпП ст. 75"}
+    assert text.rstrip().endswith("Підстави: Закон «Про відпустки» ст. 6; КЗпП ст. 75.")
