@@ -41,6 +41,20 @@ def layers(profile: SpecialistProfile = PROFILE, blocks: list[SourceBlock] = BLO
                              corrections=[CORRECTION] if corrections is None else corrections, crisis=crisis)
 
 
+def _never_truncated_tokens() -> int:
+    """What the never-truncated layers and their separators need: the assembler says so of a budget too small.
+    The tight budgets below are this plus a little, so new writer rules do not move them."""
+    try:
+        assemble_layers(layers(), total_tokens=1, layer_budgets=BIG, count=count_tokens)
+    except PromptBudgetExceeded as exc:
+        return exc.required_tokens
+    raise AssertionError("a budget of one token held the never-truncated layers")
+
+
+NEVER = _never_truncated_tokens()
+TIGHT, SNUG = NEVER + 1, NEVER + 21  # the never-truncated layers and a token more; and a few words more
+
+
 def manifest_by_id(result: AssembledLayers) -> dict[str, dict[str, Any]]:
     """The manifest as stored (seed 004's camelCase keys), by layer."""
     return {m.id: m.model_dump(mode="json", by_alias=True) for m in result.layer_manifest}
@@ -95,13 +109,13 @@ def test_the_manifest_carries_exact_counts_budgets_and_kb_source_refs() -> None:
 def test_under_a_tiny_budget_the_never_truncated_layers_survive_whole_and_the_lowest_priority_layers_go_first(
         ) -> None:
     # given a budget that holds the never-truncate layers and a little more
-    result = assemble_layers(layers(), total_tokens=260, layer_budgets=BIG, count=count_tokens)
+    result = assemble_layers(layers(), total_tokens=TIGHT, layer_budgets=BIG, count=count_tokens)
     m = manifest_by_id(result)
     # then red lines, soul and the runtime tail (answer format, writer rules) are whole
     assert RED in result.assembled_context and SOUL in result.assembled_context
     assert WRITER_INSTRUCTIONS in result.assembled_context
     assert not any(m[x]["truncated"] for x in ("red_lines", "soul", "response_contract"))
-    assert result.total_tokens <= 260 and result.total_tokens == count_tokens(result.assembled_context)
+    assert result.total_tokens <= TIGHT and result.total_tokens == count_tokens(result.assembled_context)
     # the cut went from the bottom of the truncatable layers: correction is gone before kb is touched,
     # and kb is gone before role
     assert not m["correction"]["included"]
@@ -109,7 +123,7 @@ def test_under_a_tiny_budget_the_never_truncated_layers_survive_whole_and_the_lo
     assert m["role"]["included"] or not m["kb"]["included"]
 
 
-@pytest.mark.parametrize("budget", [600, 450, 350, 280])
+@pytest.mark.parametrize("budget", [600, 450, 350, SNUG])
 def test_truncation_never_cuts_a_higher_priority_layer_while_a_lower_one_still_has_text(budget: int) -> None:
     result = assemble_layers(layers(), total_tokens=budget, layer_budgets=BIG, count=count_tokens)
     truncatable = [m for m in result.layer_manifest if not m.never_truncate]
@@ -170,7 +184,7 @@ def test_each_piece_is_tokenized_once() -> None:
         return count_tokens(text)
 
     # when the assembler has to cut several layers
-    assemble_layers(layers(), total_tokens=280, layer_budgets=BIG, count=counting)
+    assemble_layers(layers(), total_tokens=SNUG, layer_budgets=BIG, count=counting)
     # then no text went through the tokenizer twice
     assert asked and max(asked.values()) == 1
 
