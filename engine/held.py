@@ -131,12 +131,19 @@ def _persist(run: Run, unclaimed: store.Unclaimed, version: int, document: dict[
                     extra={"status": persisted.status, "version": persisted.version})
         return None
     run.steps, run.current_stage = unclaimed.steps + 1, unclaimed.stage
+    after_written(run, changes, attempts, next_stage, persisted.outbox_id)
+    return persisted
+
+
+def after_written(run: Run, changes: Mapping[str, object], attempts: Counter[str], next_stage: store.NextStage | None,
+                  outbox_id: int | None) -> None:
+    """Once a persist wrote the stage: the run as written, held beside its document (the next stage, if this process
+    gets it, needs no claim), and the next stage sent after commit."""
     for name, value in changes.items():
         setattr(run, name, value)
     store.keep_run(run, attempts, next_stage)
     if next_stage is not None:
-        dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
-    return persisted
+        dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, outbox_id)
 
 
 def stored_outcome(decision: Decision, attempts: Counter[str], started: float, compute_ms: int,

@@ -18,7 +18,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from engine import dispatch, store
 from engine.dispatch import enqueue_stage
-from engine.held import run_held, stored_outcome
+from engine.held import after_written, run_held, stored_outcome
 from engine.runners import RUNNERS
 from engine.specs import spec
 from engine.stage_env import injected_delay, limits, run_limits, stage_env
@@ -373,9 +373,5 @@ def _persist_fast(run: Run, event: StageEvent, snapshot: RunContext, after: dict
     for name in ("outcome", "finished_at", "duration_ms", "compute_ms", "next_action", "decided_by", "reason",
                  "detail"):
         setattr(event, name, getattr(finish, name))
-    for name, value in changes.items():
-        setattr(run, name, value)
-    store.keep_run(run, attempts, next_stage)  # that next stage, if this process gets it, needs no claim
-    if next_stage is not None:
-        dispatch.send_decided(str(run.pk), next_stage.stage, next_stage.attempt, persisted.outbox_id)
+    after_written(run, changes, attempts, next_stage, persisted.outbox_id)
     return decision

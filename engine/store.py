@@ -215,13 +215,15 @@ _MARKED = f""", marked AS (
 """
 
 
+def _marked(marks: int) -> str:
+    """The CTE marking ``marks`` outbox rows sent (parameters ``sent0``…), or nothing."""
+    return _MARKED.replace("IDS", ", ".join(f"%(sent{i})s" for i in range(marks))) if marks else ""
+
+
 @functools.cache
 def claim_sql(marks: int) -> str:
     """The claim statement marking ``marks`` outbox rows sent (one prepared statement for each count)."""
-    if not marks:
-        return _CLAIM_TEMPLATE.replace("{marked}", "")
-    ids = ", ".join(f"%(sent{i})s" for i in range(marks))
-    return _CLAIM_TEMPLATE.replace("{marked}", _MARKED.replace("IDS", ids))
+    return _CLAIM_TEMPLATE.replace("{marked}", _marked(marks))
 
 
 @dataclass(frozen=True)
@@ -451,12 +453,6 @@ WITH locked AS (
 def _persist_unclaimed_head(marks: int) -> str:
     """The locks, the checks, the event inserted finished (a claim of the same attempt by another delivery makes it
     a no-op), and the sent marks this process owes — they are written whatever the checks find, as a claim's are."""
-    marked = ""
-    if marks:
-        ids = ", ".join(f"%(sent{i})s" for i in range(marks))
-        marked = f""", marked AS (
-    UPDATE {OUTBOX} SET sent_at = %(now)s, sends = sends + 1, last_error = '' WHERE id IN ({ids})
-)"""
     return f"""
 WITH locked AS (
     SELECT r.status, r.steps, c.version FROM {RUNS} r JOIN {CONTEXTS} c ON c.run_id = r.id
@@ -472,7 +468,7 @@ WITH locked AS (
     FROM ok
     ON CONFLICT (run_id, stage, attempt) DO NOTHING
     RETURNING id
-){marked}"""
+){_marked(marks).rstrip()}"""
 
 
 # A new run, its empty context and its first stage's outbox row: one statement (a POST's BEGIN, three INSERTs and
