@@ -106,6 +106,12 @@ def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(entry.lemmas for entry in _matched(lemmas)))
 
 
+def lay_phrases(lemmas: list[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each lay phrase the lemmas hold with the statutory phrase it stands for, both as lemmas (in the thesaurus's
+    order, each pair once): what the question said beside how the statute says it."""
+    return list(dict.fromkeys((entry.key, entry.lemmas) for entry in _matched(lemmas)))
+
+
 def expansions(lemmas: list[str]) -> list[str]:
     """The statutory lemmas that the question's lay phrases stand for, not already among its own lemmas."""
     own = set(lemmas)

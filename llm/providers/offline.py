@@ -16,7 +16,7 @@ from html import unescape
 
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
-from legaltext.lay_terms import expansion_phrases, with_statutory_words
+from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.sentences import closeness, split_sentences
 from legaltext.text import content_lemmas, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
@@ -54,6 +54,13 @@ _FIGURE_ASKED = re.compile(r"\b(?:скільк\w*|строк\w*|термін\w*|
 _FIGURE = re.compile(r"\d|\b(?:од(?:ин|на|ного)|дв[аоіу]\w*|тр[иь]\w*|чотир\w*|п'ят\w*|шіст\w*|сім\w*|"
                      r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*)", re.I)
 FIGURE_BONUS = 0.5  # in units of the best-matching word's weight
+# A norm of martial law («У період дії воєнного стану допускається звільнення … у період його тимчасової
+# непрацездатності») is the exception to a code's rule in the same words. Unless the question speaks of the war, the
+# rule leads and the exception follows it as a detail: its score is multiplied by WARTIME_EXCEPTION_FACTOR.
+_WARTIME_SENTENCE = re.compile(r"^(?:у|в|під\s+час|протягом|на)\s+(?:період\s+)?(?:умовах\s+)?(?:дії\s+)?"
+                               r"воєнного\s+стану", re.I)
+_WARTIME_ASKED = re.compile(r"воєнн|війн|війсь|бойов|обстріл|мобіліз|окупац|евакуац|ЗСУ|ТЦК", re.I)
+WARTIME_EXCEPTION_FACTOR = 0.9
 
 
 def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
@@ -103,32 +110,65 @@ def _unit(lemma_: str) -> str:
 SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sentence of the n-th source ÷ (1 + 0.1 n)
 
 
+# A lay phrase and the statute's words for it are one thing the user asked about, counted once: a sentence holding
+# both («звільнення» and «розірвання трудового договору» for «звільнити») scored every word of both, so it outweighed
+# the sentence holding the question's other idea («тимчасова непрацездатність» for «на лікарняному»): the
+# sick-leave question led with КЗпП ст. 38's «не вправі звільнити його за поданою раніше заявою» instead of ст. 40's
+# prohibition, and the longer the statute's wording of an idea, the more it weighed. Now the statute's whole phrase
+# stands in for the lay words: as many words as the user wrote, each at the phrase's mean rarity, counted only beyond
+# the lay words the sentence itself holds. Writer replay over the 257 dev prompts: cites a gold article 0.615 →
+# 0.619, first citation 0.397 either way; 0 restores the sum (README "Retrieval quality", session 15).
+LAY_PHRASE_ONCE = 1
+
+
+def _ideas(lemmas: list[str], own: set[str]) -> list[tuple[set[str], list[tuple[str, ...]]]]:
+    """Each idea of the question the thesaurus knows another wording for: its lay words (stems) and the statute's
+    phrases for them, each counted only whole — «тимчасово вилучене майно» shares a word with «тимчасова
+    непрацездатність», not a meaning. Lay phrases sharing a word are one idea, their phrases alternatives."""
+    ideas: list[tuple[set[str], list[tuple[str, ...]]]] = []
+    for key, legal in lay_phrases(lemmas):
+        said = {_unit(t) for t in key}
+        phrase = tuple(dict.fromkeys(u for u in (_unit(t) for t in legal) if u not in own))
+        if not phrase:
+            continue
+        idea = next((i for i in ideas if i[0] & said), None)
+        if idea is None:
+            ideas.append((said, [phrase]))
+        else:
+            idea[0].update(said)
+            idea[1].append(phrase)
+    return ideas
+
+
 class _Scorer:
-    """How much a sentence answers the question: the question's words it holds (the statute's words for the
-    question's lay phrases count half), each weighted by its rarity among the candidate sentences — "працівник"
-    is in every labour article, "непрацездатності" marks the one that answers."""
+    """How much a sentence answers the question: the question's words it holds, each weighted by its rarity among
+    the candidate sentences — "працівник" is in every labour article, "непрацездатності" marks the one that answers —
+    and for each lay phrase the statute's whole phrase in its place."""
 
     def __init__(self, question: str, sentences: list[str]) -> None:
         own = question_lemmas(question)
         self.own = {_unit(t) for t in own}
-        # The statute's phrase for a lay phrase is what the user asked about: full weight when choosing sentences,
-        # but only whole — «тимчасово вилучене майно» shares a word with «тимчасова непрацездатність», not a meaning.
-        phrases = (tuple(_unit(t) for t in ph if _unit(t) not in self.own) for ph in expansion_phrases(own))
-        self.phrases = [p for p in dict.fromkeys(phrases) if p]  # in the thesaurus's order, each once
-        self.weights = {t: 1.0 for t in [*self.own, *(t for p in self.phrases for t in p)]}
+        self.ideas = _ideas(own, self.own)
         self.figure = bool(_FIGURE_ASKED.search(question))
         self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
         n = len(sentences) or 1
-        df = Counter(t for lem in self.lemmas for t in lem if t in self.weights)
-        self.idf = {t: math.log(1 + n / (1 + df[t])) for t in self.weights}
+        known = {*self.own, *(t for said, phrases in self.ideas for t in [*said, *(u for p in phrases for u in p)])}
+        df = Counter(t for lem in self.lemmas for t in lem if t in known)
+        self.idf = {t: math.log(1 + n / (1 + df[t])) for t in known}
 
     def score(self, i: int, sentence: str) -> float:
         held = self.lemmas[i]
         matched = held & self.own
-        for phrase in self.phrases:
-            if held.issuperset(phrase):
-                matched |= set(phrase)
-        value = sum(self.weights[t] * self.idf[t] for t in matched)
+        value = sum(self.idf[t] for t in matched)
+        for said, phrases in self.ideas:
+            whole = [p for p in phrases if held.issuperset(p)]
+            if not whole:
+                continue
+            if LAY_PHRASE_ONCE:  # an idea said both ways counts once: the lay words, or the phrase in their place
+                phrase = max(len(said) * sum(self.idf[t] for t in p) / len(p) for p in whole)
+                value += max(0.0, phrase - sum(self.idf[t] for t in said & matched))
+            else:
+                value += sum(self.idf[t] for t in {t for p in whole for t in p} - matched)
         if value and self.figure and _FIGURE.search(sentence):
             value += FIGURE_BONUS * max(self.idf.values(), default=0.0)
         return value
@@ -268,10 +308,13 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
+    wartime_asked = bool(_WARTIME_ASKED.search(question))
     header_quotable: dict[tuple[str, str], bool] = {}  # the items of one list share its opening: checked once
     quotes = []
     for i, (rank, ref, pos, s, header) in enumerate(rows):
         score = scores[i] / (1 + SOURCE_RANK_DECAY * rank) + (100.0 if _defines(s, asked) else 0.0)
+        if not wartime_asked and _WARTIME_SENTENCE.match(header or s):
+            score *= WARTIME_EXCEPTION_FACTOR
         if header is not None:
             if (ref, header) not in header_quotable:
                 header_quotable[ref, header] = quotable(ref, header)

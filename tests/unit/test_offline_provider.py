@@ -135,6 +135,54 @@ def test_a_lay_phrase_counts_only_where_the_statutes_whole_phrase_stands() -> No
     assert whole > 0 and one_word == 0 and nothing == 0
 
 
+
+SICK_LEAVE = "Чи може роботодавець звільнити мене, поки я на лікарняному?"
+NOTICE = ("Роботодавець не вправі звільнити працівника за поданою раніше заявою, якщо працівник не вимагає "
+          "розірвання трудового договору.")
+PROHIBITION = ("Не допускається звільнення працівника з ініціативи роботодавця в період його тимчасової "
+               "непрацездатності.")
+
+
+@pytest.mark.parametrize("once", [1, 0])
+def test_a_lay_phrase_and_the_statutes_words_for_it_count_once(monkeypatch: pytest.MonkeyPatch, once: int) -> None:
+    from llm.providers import offline
+
+    # given a question of two ideas, «звільнити» (the statute also says «розірвання трудового договору») and «на
+    # лікарняному» («тимчасова непрацездатність»): one sentence says the first idea both ways, one says both ideas
+    monkeypatch.setattr(offline, "LAY_PHRASE_ONCE", once)
+    scorer = offline._Scorer(SICK_LEAVE, [NOTICE, PROHIBITION])
+    notice, prohibition = scorer.score(0, NOTICE), scorer.score(1, PROHIBITION)
+    # then the sentence holding both ideas weighs more; summing every word of both wordings of one idea (the old
+    # scorer) put the other first
+    assert (prohibition > notice) is bool(once), (notice, prohibition)
+
+
+WARTIME_RULE = SourceBlock("КЗпП ст. 40", "k40", "Підстави розірвання трудового договору з ініціативи роботодавця",
+                           PROHIBITION)
+WARTIME_EXCEPTION = SourceBlock(
+    "Закон «Про організацію трудових відносин в умовах воєнного стану» ст. 5", "w5", None,
+    "У період дії воєнного стану допускається звільнення працівника з ініціативи роботодавця в період його "
+    "тимчасової непрацездатності.")
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    (SICK_LEAVE, "КЗпП ст. 40"),
+    ("Чи може роботодавець під час війни звільнити мене, поки я на лікарняному?",
+     "Закон «Про організацію трудових відносин в умовах воєнного стану» ст. 5"),
+])
+def test_the_codes_rule_leads_and_its_wartime_exception_follows_unless_the_war_is_asked(
+        monkeypatch: pytest.MonkeyPatch, question: str, lead: str) -> None:
+    from llm.providers import offline
+
+    # given the wartime exception first in the evidence and the code's rule, in the same words, second (the words
+    # alone choose here: two sentences' meaning would be 1 and 0, whatever they say)
+    monkeypatch.setattr(offline, "_similarity", None)
+    answer = compose_answer(messages(blocks=[WARTIME_EXCEPTION, WARTIME_RULE], question=question))
+    # then the rule leads unless the question speaks of the war; the other is quoted as a detail either way
+    first, *details = QUOTE.findall(answer)
+    assert first[1] == lead, answer
+    assert len(details) == 1, answer
+
 MOBILISATION = SourceBlock(
     "Закон «Про мобілізацію» ст. 23", "m23", "Відстрочка від призову на військову службу під час мобілізації",
     "1. Не підлягають призову на військову службу під час мобілізації військовозобов'язані:\n"
