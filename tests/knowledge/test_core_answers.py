@@ -1,0 +1,48 @@
+"""The issue-16 questions answered over the real codes, as a user meets them: ``manage.py ask`` in its own process
+on the 45 core acts loaded by ``make knowledge`` (not the test slice of the demo corpus, where a wrong article has
+fewer rivals). ``make test-core`` builds that state directory and runs this module; without it the module skips."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CORE_VAR_DIR = os.environ.get("LEXERY_CORE_VAR_DIR", "")
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not CORE_VAR_DIR, reason="needs the core index: make test-core")
+
+
+def ask(question: str) -> dict[str, object]:
+    env = {**os.environ, "LEXERY_VAR_DIR": CORE_VAR_DIR, "DATABASE_URL": "", "CELERY_BROKER_URL": "",
+           "LOG_LEVEL": "WARNING"}
+    done = subprocess.run([sys.executable, "manage.py", "ask", "--json", question], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    run: dict[str, object] = json.loads(done.stdout)
+    return run
+
+
+@pytest.mark.parametrize(("question", "gold"), [
+    ("Хто має право на страйк для захисту своїх економічних і соціальних інтересів?", {("254к/96-ВР", "44")}),
+    ("Чи може роботодавець звільнити мене, поки я на лікарняному?", {("322-08", "40")}),
+    # the Labour Code and the Law on Leave say it in the same words
+    ("Скільки календарних днів триває щорічна основна відпустка?", {("322-08", "75"), ("504/96-ВР", "6")}),
+], ids=["strike-constitution-44", "sick-leave-kzpp-40", "annual-leave-kzpp-75"])
+def test_over_the_core_acts_the_answer_leads_with_the_article_that_answers(question: str,
+                                                                          gold: set[tuple[str, str]]) -> None:
+    # when a user asks over the 45 core acts
+    run = ask(question)
+    # then the run is done, its first citation is a gold article, and the «Коротко» line quotes it
+    assert run["status"] == "done", run
+    answer = run["answer"]
+    assert isinstance(answer, dict)
+    first = answer["citations"][0]
+    assert (first["act_nreg"], first["article"]) in gold, answer["text"]
+    lead = answer["text"].split("\n")[0]
+    assert lead.startswith("Коротко:") and first["article_ref"] in lead, lead
