@@ -72,6 +72,38 @@ def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, s
     return all(c.article_ref in allowed for c in found if c.start >= len(prefix))
 
 
+# A sentence pointing to an article outside the evidence was never quoted, though the pointer is often an aside:
+# «Звільнення вагітних жінок … (до шести років - частина шоста статті 179 ) … з ініціативи роботодавця не
+# допускається» is КЗпП ст. 184's answer to «Чи можуть звільнити вагітну жінку?». The parenthesis or clause holding
+# the pointer is now left out as «…» (the rest quoted as it stands); 0 keeps such sentences out.
+FOREIGN_POINTER_CUT = 1
+
+
+def _without_foreign(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> str | None:
+    """The sentence with each parenthesis or clause that names an article outside ``allowed`` cut to «…»; None
+    when nothing quotable is left."""
+    prefix = f"{ref}. "
+    found = [c for c in find_citations(prefix + sentence, labels, evidence=allowed)
+             if c.start >= len(prefix) and c.article_ref not in allowed]
+    text, bound = sentence, len(sentence)
+    for c in sorted(found, key=lambda c: -c.start):
+        start, end = c.start - len(prefix), c.end - len(prefix)
+        if end > bound:  # inside what a later pointer's cut already took
+            continue
+        opened, closed = text.rfind("(", 0, start), text.find(")", end)
+        if opened >= 0 and ")" not in text[opened:start] and closed >= 0 and "(" not in text[end:closed]:
+            lo, hi = opened, closed + 1
+        else:
+            lo = max(text.rfind(",", 0, start), text.rfind(";", 0, start)) + 1
+            ends = [i for i in (text.find(",", end), text.find(";", end)) if i >= 0]
+            hi = min(ends) if ends else len(text)
+        text, bound = f"{text[:lo].rstrip()} … {text[hi:].lstrip()}", lo
+    text = re.sub(r"\s+…\s+([,;.])", r" …\1", text).strip()
+    if not found or len(content_lemmas(text)) < 4 or not is_statement(text):
+        return None
+    return text if _cites_only(text, ref, allowed, labels) else None
+
+
 def _defines(sentence: str, asked: str | None) -> bool:
     """The sentence is the item that defines the asked term ("12) деалкоголізація - процес …")."""
     return bool(asked) and any(t.key == asked for t in extract_terms(sentence, DEFINITIONS_CONTEXT))
@@ -299,12 +331,19 @@ def _question(messages: list[Message]) -> str:
 
 
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
-                quotable: Callable[[str, str], bool]) -> list[_Quote]:
-    """Every quotable statement of every law source, scored; the item defining an asked term first."""
+                quotable: Callable[[str, str], bool],
+                trimmed: Callable[[str, str], str | None] | None = None) -> list[_Quote]:
+    """Every quotable statement of every law source (or its ``trimmed`` form), scored; the item defining an asked
+    term first."""
     headed = [(ref, body, _heading_line(body)) for ref, body in sources]
-    rows = [(rank, ref, pos, s, header) for rank, (ref, body, heading) in enumerate(headed)
-            for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(body) if x != heading]))
-            if is_statement(s) and quotable(ref, s)]
+    rows = []
+    for rank, (ref, body, heading) in enumerate(headed):
+        for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(body) if x != heading])):
+            if not is_statement(s):
+                continue
+            form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
+            if form is not None:
+                rows.append((rank, ref, pos, form, header))
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
@@ -381,6 +420,9 @@ class _Prompt:
     def quotable(self, ref: str, sentence: str) -> bool:
         return _cites_only(sentence, ref=ref, allowed=self.allowed, labels=self.labels)
 
+    def trimmed(self, ref: str, sentence: str) -> str | None:
+        return _without_foreign(sentence, ref, self.allowed, self.labels) if FOREIGN_POINTER_CUT else None
+
     def names_no_article(self, _: str, sentence: str) -> bool:
         return not find_citations(sentence, self.labels, evidence=self.allowed)
 
@@ -438,7 +480,7 @@ def compose_answer(messages: list[Message]) -> str:
     lines: list[str] = [gap_sentence(unescape(g.group("reason") or ""), [unescape(g.group("names")).strip()])
                         for g in prompt.gaps]
     keep = set(question_lemmas(prompt.question))
-    chosen = _choose(_candidates(prompt.sources, prompt.question, prompt.asked, prompt.quotable))
+    chosen = _choose(_candidates(prompt.sources, prompt.question, prompt.asked, prompt.quotable, prompt.trimmed))
     lines += _law_lines(prompt, chosen, keep)
     lines += _material_lines(prompt, keep)
     if prompt.sources:

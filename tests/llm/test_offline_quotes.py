@@ -25,12 +25,14 @@ def answer(*blocks: SourceBlock, question: str = "Скільки днів три
     return compose_answer(legacy_messages(profile=PROFILE, blocks=list(blocks), question=question))
 
 
-def test_a_sentence_pointing_at_an_article_outside_the_sources_is_not_quoted() -> None:
+def test_a_pointer_to_an_article_outside_the_sources_is_never_quoted() -> None:
     text = answer(LEAVE, LABOUR)
 
     assert "статтею 20" not in text and "статтею 12" not in text
-    # КЗпП ст. 75's only sentence points at an article outside the sources: it is not quoted, so not cited
-    assert {c.article_ref for c in find_citations(text, LABELS)} == {"Закон «Про відпустки» ст. 6"}
+    # КЗпП ст. 75's only sentence points at an article outside the sources: it is quoted without the clause that
+    # points, and only the sources are cited
+    assert "а у випадках, …, — довше (КЗпП ст. 75)" in text
+    assert {c.article_ref for c in find_citations(text, LABELS)} == {"Закон «Про відпустки» ст. 6", "КЗпП ст. 75"}
     assert "24 календарних дні" in text
 
 

@@ -183,6 +183,32 @@ def test_the_codes_rule_leads_and_its_wartime_exception_follows_unless_the_war_i
     assert first[1] == lead, answer
     assert len(details) == 1, answer
 
+
+PREGNANCY = SourceBlock(
+    "КЗпП ст. 184", "k184", "Гарантії при прийнятті на роботу і заборона звільнення вагітних жінок",
+    "Звільнення вагітних жінок і жінок, які мають дітей віком до трьох років (до шести років - частина шоста "
+    "статті 179 ), з ініціативи роботодавця не допускається. "
+    "Відповідно до статті 179 цього Кодексу, роботодавець надає відпустку.")
+
+
+@pytest.mark.parametrize("cut", [1, 0])
+def test_a_pointer_to_an_article_outside_the_evidence_is_left_out_of_the_quote(monkeypatch: pytest.MonkeyPatch,
+                                                                               cut: int) -> None:
+    from llm.providers import offline
+
+    # given the sentence that answers, with an aside pointing to КЗпП ст. 179, which is not in the evidence
+    monkeypatch.setattr(offline, "FOREIGN_POINTER_CUT", cut)
+    answer = compose_answer(messages(blocks=[PREGNANCY], question="Чи можуть звільнити вагітну жінку?"))
+    # then the sentence is quoted with the aside cut to «…», and ст. 179 is cited nowhere; a sentence with too little
+    # left after the cut is not quoted (before, neither sentence could be quoted at all)
+    if cut:
+        assert answer.split("\n")[0] == (
+            "Коротко: Звільнення вагітних жінок і жінок, які мають дітей віком до трьох років …, з ініціативи "
+            "роботодавця не допускається (КЗпП ст. 184).")
+    else:
+        assert "Звільнення вагітних жінок" not in answer
+    assert "179" not in answer and "надає відпустку" not in answer
+
 MOBILISATION = SourceBlock(
     "Закон «Про мобілізацію» ст. 23", "m23", "Відстрочка від призову на військову службу під час мобілізації",
     "1. Не підлягають призову на військову службу під час мобілізації військовозобов'язані:\n"
