@@ -85,6 +85,8 @@ def _without_foreign(sentence: str, ref: str, allowed: list[str], labels: dict[s
     prefix = f"{ref}. "
     found = [c for c in find_citations(prefix + sentence, labels, evidence=allowed)
              if c.start >= len(prefix) and c.article_ref not in allowed]
+    if not found:
+        return None
     text, bound = sentence, len(sentence)
     for c in sorted(found, key=lambda c: -c.start):
         start, end = c.start - len(prefix), c.end - len(prefix)
@@ -99,7 +101,7 @@ def _without_foreign(sentence: str, ref: str, allowed: list[str], labels: dict[s
             hi = min(ends) if ends else len(text)
         text, bound = f"{text[:lo].rstrip()} … {text[hi:].lstrip()}", lo
     text = re.sub(r"\s+…\s+([,;.])", r" …\1", text).strip()
-    if not found or len(content_lemmas(text)) < 4 or not is_statement(text):
+    if len(content_lemmas(text)) < 4 or not is_statement(text):
         return None
     return text if _cites_only(text, ref, allowed, labels) else None
 
@@ -184,7 +186,8 @@ class _Scorer:
         self.figure = bool(_FIGURE_ASKED.search(question))
         self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
         n = len(sentences) or 1
-        known = {*self.own, *(t for said, phrases in self.ideas for t in [*said, *(u for p in phrases for u in p)])}
+        # an idea's lay words are the question's own: only its phrases add words to weigh
+        known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}
         df = Counter(t for lem in self.lemmas for t in lem if t in known)
         self.idf = {t: math.log(1 + n / (1 + df[t])) for t in known}
 

@@ -135,7 +135,6 @@ def test_a_lay_phrase_counts_only_where_the_statutes_whole_phrase_stands() -> No
     assert whole > 0 and one_word == 0 and nothing == 0
 
 
-
 SICK_LEAVE = "Чи може роботодавець звільнити мене, поки я на лікарняному?"
 NOTICE = ("Роботодавець не вправі звільнити працівника за поданою раніше заявою, якщо працівник не вимагає "
           "розірвання трудового договору.")
