@@ -1,6 +1,7 @@
 """Retrieval latency benchmark: U4 (query embedding + dense + BM25 + exact path + fusion) over real questions,
 against whatever LLDBI the environment points at (LEXERY_VAR_DIR / QDRANT_URL). Not a test: timings vary
-with the machine's load, so it reports, it does not assert.
+with the machine's load, so it reports, it does not assert — and prints the one-minute load average before and
+after the timed passes beside them.
 
     LEXERY_VAR_DIR=/work/var-scale .venv/bin/python bench/retrieval_latency.py \
         ../shared/data/eval/dev_questions.jsonl ../shared/data/eval/dev_definitions.jsonl [--repeat 3] [--json] \
@@ -113,6 +114,7 @@ def main() -> int:
     retrieve(plans[0], port, attempt=1)  # loads the model
     warm_s = time.perf_counter() - started
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    load_before = os.getloadavg()[0]
     try:
         timings = _measure(plans, args.repeat)
         result: dict[str, object] = {
@@ -121,7 +123,8 @@ def main() -> int:
             "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
             "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
             "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
-            "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1)}
+            "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1),
+            "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
     finally:
         if busy:
             busy.kill()

