@@ -61,12 +61,12 @@ MEANING_LIST_WEIGHT = 0.5
 # meaning rerank. e5 misses some paraphrases outright («достроково» for «до закінчення одного року»); its votes must
 # not push the article BM25 (or the dense list) ranks among its first LEADERS_KEPT out of the evidence.
 LEADERS_KEPT = 3
+LEADERS_WITHIN = 8
 # The four procedural codes say the same things in nearly the same words; an article of a code whose court does not
 # hear the question's dispute (legaltext/procedure.py) keeps this share of its fused score. eval/natural dev: hit@1
 # 0.393 → 0.401, hit@5 0.685 → 0.700, MRR 0.513 → 0.523 (0.8: 0.393 / 0.681 / 0.516; 0.3: 0.401 / 0.704 / 0.524),
 # dev_questions unchanged (README "Retrieval quality", session 16).
 OTHER_COURT_WEIGHT = 0.5
-LEADERS_WITHIN = 8
 
 
 class ChunkPayload(TypedDict, total=False):
