@@ -10,6 +10,17 @@ from collections.abc import Sequence
 
 _SENTENCES = re.compile(r"(?<=[.;!?])\s+|\n+")
 MIN_CHARS = 16  # shorter pieces are list numbers, «Примітка.», stubs: nothing to weigh
+# An editor's note in braces («{Частину першу статті 233 визнано такою, що не відповідає Конституції України …}»,
+# «{Офіційне тлумачення положень … див. в Рішенні Конституційного Суду …}») and the «/* … */» around words a court
+# found unconstitutional are about the text, not the law.
+_NOTE = re.compile(r"\{[^{}]*\}")
+_NOTE_MARK = re.compile(r"/\*|\*/")
+
+
+def without_notes(text: str) -> str:
+    """The text with its editors' notes as line breaks: what is left are the statute's own words, each piece
+    verbatim, and a note inside a sentence ends it instead of joining its tail to the next one."""
+    return _NOTE.sub("\n", _NOTE_MARK.sub("\n", text))
 
 
 def split_sentences(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.procedure import code_court, court_of
-from legaltext.sentences import closeness, split_sentences
+from legaltext.sentences import closeness, split_sentences, without_notes
 from legaltext.text import content_lemmas, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -117,6 +117,15 @@ def _defines(sentence: str, asked: str | None) -> bool:
     return bool(asked) and any(t.key == asked for t in extract_terms(sentence, DEFINITIONS_CONTEXT))
 
 
+# An editor's note in braces is about the text, not law (legaltext.sentences.without_notes): never quoted, and it
+# ends the sentence before it, so what is quoted stays the statute's own words, verbatim. 0 quotes notes as text.
+EDITORIAL_NOTES_CUT = 1
+
+
+def _without_notes(body: str) -> str:
+    return without_notes(body) if EDITORIAL_NOTES_CUT else body
+
+
 def is_statement(sentence: str) -> bool:
     """A sentence a writer may quote as what the law says: not a repealed stub, not a chapter title."""
     s = sentence.strip().lstrip("{[(").strip()
@@ -180,6 +189,31 @@ def _ideas(lemmas: list[str], own: set[str]) -> list[tuple[set[str], list[tuple[
     return ideas
 
 
+# A question asking whether something is allowed («Він має на це право?», «Чи можна…», «Чи зобов'язаний…») is
+# answered by a rule of either sign: «має право», «не допускається», «забороняється», «зобов'язаний». Its modal
+# word is one idea, held by any sentence that states a rule, weighed by how rare such sentences are among the
+# candidates; as a plain word, «право» favoured «Працівник має право розірвати трудовий договір» (КЗпП ст. 38)
+# over the prohibition that answers «Мене звільнили, поки я був на лікарняному. Хіба роботодавець має на це право?»
+# (ст. 40). 0 reads the modal word as any other.
+MODAL_IDEA = 1
+_MODAL_LEMMAS = frozenset({"право", "можний", "вправа", "зобов'язаний", "повинний", "дозволятися", "заборонятися"})
+_MODAL_ASKED = re.compile(r"\b(?:ма(?:є|ють|ю|в|ла|ли|ємо|єте)\b(?:\s+\S+){0,2}?\s+право|можна|вправі|"
+                          r"зобов'язан\w*|повин\w*|дозволено|заборонено|законно)\b", re.I)
+# …asked as a yes-or-no question: «Хто має першочергове право купити?» asks who, and «право» is its subject.
+_WH_WORD = re.compile(r"\b(?:хто|кого|кому|що|чого|як|як(?:ий|а|е|і|ого|ому|ій|им|у|их|ими)|скільки|коли|де|куди|"
+                      r"звідки|чому|навіщо|доки)\b", re.I)
+_RULE = re.compile(r"\b(?:ма(?:є|ють)\s+право|має\s+права|мають\s+права|вправі|мож(?:е|уть)|можливо|допуска\w+|"
+                   r"забороня\w+|заборонено|зобов'язан\w+|повин\w+|підляга\w+|дозволя\w+|не\s+може|"
+                   r"не\s+мають?\s+права|гарантується)\b", re.I)
+
+
+def _asks_if_allowed(question: str) -> bool:
+    """The question's last sentence asks whether something is allowed, not who, what or how much."""
+    asked = [s for s in re.split(r"(?<=[.!?])\s+", question.strip()) if s.strip()]
+    last = asked[-1] if asked else ""
+    return bool(_MODAL_ASKED.search(last)) and not _WH_WORD.search(last)
+
+
 class _Scorer:
     """How much a sentence answers the question: the question's words it holds, each weighted by its rarity among
     the candidate sentences — "працівник" is in every labour article, "непрацездатності" marks the one that answers —
@@ -187,6 +221,9 @@ class _Scorer:
 
     def __init__(self, question: str, sentences: list[str]) -> None:
         own = question_lemmas(question)
+        self.modal = MODAL_IDEA and _asks_if_allowed(question)
+        if self.modal:
+            own = [t for t in own if t not in _MODAL_LEMMAS]
         self.own = {_unit(t) for t in own}
         self.ideas = _ideas(own, self.own)
         self.figure = bool(_FIGURE_ASKED.search(question))
@@ -196,6 +233,8 @@ class _Scorer:
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}
         df = Counter(t for lem in self.lemmas for t in lem if t in known)
         self.idf = {t: math.log(1 + n / (1 + df[t])) for t in known}
+        self.rules = [bool(_RULE.search(s)) for s in sentences] if self.modal else []
+        self.rule_idf = math.log(1 + n / (1 + sum(self.rules))) if self.modal else 0.0
 
     def score(self, i: int, sentence: str) -> float:
         held = self.lemmas[i]
@@ -210,6 +249,8 @@ class _Scorer:
                 value += max(0.0, phrase - sum(self.idf[t] for t in said & matched))
             else:
                 value += sum(self.idf[t] for t in {t for p in whole for t in p} - matched)
+        if self.modal and self.rules[i]:
+            value += self.rule_idf
         if value and self.figure and _FIGURE.search(sentence):
             value += FIGURE_BONUS * max(self.idf.values(), default=0.0)
         return value
@@ -347,7 +388,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     headed = [(ref, body, _heading_line(body)) for ref, body in sources]
     rows = []
     for rank, (ref, body, heading) in enumerate(headed):
-        for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(body) if x != heading])):
+        for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(_without_notes(body))
+                                                         if x != heading])):
             if not is_statement(s):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
