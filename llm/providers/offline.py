@@ -221,8 +221,8 @@ class _Scorer:
 
     def __init__(self, question: str, sentences: list[str]) -> None:
         own = question_lemmas(question)
-        self.modal = MODAL_IDEA and _asks_if_allowed(question)
-        if self.modal:
+        modal = bool(MODAL_IDEA) and _asks_if_allowed(question)
+        if modal:
             own = [t for t in own if t not in _MODAL_LEMMAS]
         self.own = {_unit(t) for t in own}
         self.ideas = _ideas(own, self.own)
@@ -233,8 +233,9 @@ class _Scorer:
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}
         df = Counter(t for lem in self.lemmas for t in lem if t in known)
         self.idf = {t: math.log(1 + n / (1 + df[t])) for t in known}
-        self.rules = [bool(_RULE.search(s)) for s in sentences] if self.modal else []
-        self.rule_idf = math.log(1 + n / (1 + sum(self.rules))) if self.modal else 0.0
+        # the sentences holding the asked idea: any rule, when the question asks whether something is allowed
+        self.rules = [modal and bool(_RULE.search(s)) for s in sentences]
+        self.rule_idf = math.log(1 + n / (1 + sum(self.rules)))
 
     def score(self, i: int, sentence: str) -> float:
         held = self.lemmas[i]
@@ -249,7 +250,7 @@ class _Scorer:
                 value += max(0.0, phrase - sum(self.idf[t] for t in said & matched))
             else:
                 value += sum(self.idf[t] for t in {t for p in whole for t in p} - matched)
-        if self.modal and self.rules[i]:
+        if self.rules[i]:
             value += self.rule_idf
         if value and self.figure and _FIGURE.search(sentence):
             value += FIGURE_BONUS * max(self.idf.values(), default=0.0)
