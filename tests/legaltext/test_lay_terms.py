@@ -3,6 +3,7 @@ write, the statute's words come out, and a word with another sense is left alone
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,10 @@ def test_a_word_in_another_sense_or_order_does_not_expand(question: str, absent:
 
 
 def test_a_phrase_of_several_words_expands_only_as_a_whole() -> None:
-    # given «вивезти дитину за кордон» (a child taken abroad) and a question with two of its three words apart
+    # given «вивезти дитину за кордон» (a child taken abroad), and its words in two sentences far apart
     whole = expansion_phrases(content_lemmas("Чи можу я вивезти дитину за кордон без згоди батька?"))
-    apart = expansion_phrases(content_lemmas("Я хочу вивезти речі, а дитина поїде за кордон"))
+    apart = expansion_phrases(content_lemmas(
+        "Я хочу вивезти старі речі з дачі до міста. Наступного літа наша дитина з класом поїде на екскурсію за кордон"))
     # then only the whole phrase brings the statute's «виїзд дитини за межі України»
     assert ("виїзд", "дитина", "межа") in whole
     assert ("виїзд", "дитина", "межа") not in apart
@@ -146,12 +148,13 @@ def test_the_statutes_words_are_given_as_the_thesaurus_writes_them() -> None:
     assert statutory_words(content_lemmas("Скільки днів триває щорічна відпустка?")) == []
 
 
-def _every_phrase_at_every_place(lemmas: list[str]) -> list[object]:
-    """The matching as it was written first: every entry's phrase tried at every position (the reference)."""
+def _every_phrase_in_every_window(lemmas: list[str]) -> list[object]:
+    """The matching by its definition: every entry whose phrase's lemmas all stand within some window of the phrase's
+    length plus the slack, in any order, tried at every position (the reference)."""
     found: list[object] = []
     for entry in lay_terms._entries():
-        n = len(entry.key)
-        if any(tuple(lemmas[i:i + n]) == entry.key for i in range(len(lemmas) - n + 1)):
+        span = len(entry.key) + lay_terms.PHRASE_SLACK
+        if any(set(entry.key) <= set(lemmas[i:i + span]) for i in range(len(lemmas))):
             found.append(entry)
     return found
 
@@ -162,12 +165,36 @@ _KEY_LEMMAS = sorted({lemma for entry in lay_terms._entries() for lemma in entry
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(_KEY_LEMMAS), st.sampled_from(["не", "мій", "робота", "суд", "x"])),
                 max_size=25),
-       st.lists(st.sampled_from(range(len(lay_terms._entries()))), max_size=3))
-def test_the_first_lemma_index_finds_exactly_what_every_phrase_at_every_place_finds(
-        words: list[str], planted: list[int]) -> None:
-    """Phrases planted whole among words that begin other phrases (so partial matches are tried): the same entries,
-    in the thesaurus's order, each once."""
+       st.lists(st.sampled_from(range(len(lay_terms._entries()))), max_size=3),
+       st.randoms(use_true_random=False))
+def test_the_lemma_index_finds_exactly_what_every_phrase_in_every_window_finds(
+        words: list[str], planted: list[int], rnd: random.Random) -> None:
+    """Phrases planted, their words shuffled, among words that belong to other phrases (so partial matches are
+    tried): the same entries, in the thesaurus's order, each once."""
     lemmas = list(words)
     for place in planted:
-        lemmas[len(lemmas) // 2:len(lemmas) // 2] = list(lay_terms._entries()[place].key)
-    assert list(lay_terms._matched(lemmas)) == _every_phrase_at_every_place(lemmas)
+        key = list(lay_terms._entries()[place].key)
+        rnd.shuffle(key)
+        lemmas[len(lemmas) // 2:len(lemmas) // 2] = key
+    assert list(lay_terms._matched(lemmas)) == _every_phrase_in_every_window(lemmas)
+
+
+@pytest.mark.parametrize("question", [
+    "Мене били у відділку",  # the phrase as the thesaurus writes it
+    "У відділку мене били, щоб я підписав зізнання.",  # the same words in another order
+    "У відділку поліції мене довго били",  # two words of the sentence between them
+])
+def test_a_phrase_matches_in_any_order_within_a_few_words(question: str) -> None:
+    from legaltext.lay_terms import LAY_TERMS, statutory_words
+    from legaltext.text import content_lemmas
+
+    assert LAY_TERMS["били у відділку"] in statutory_words(content_lemmas(question))
+
+
+def test_a_phrases_words_far_apart_are_not_the_phrase() -> None:
+    from legaltext.lay_terms import LAY_TERMS, statutory_words
+    from legaltext.text import content_lemmas
+
+    # «били» in one story, «відділок» in another sentence many words later: two things, not the phrase
+    question = "Мене били. Потім я довго сидів удома, лікувався, а через рік пішов у відділок поліції."
+    assert LAY_TERMS["били у відділку"] not in statutory_words(content_lemmas(question))
