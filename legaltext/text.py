@@ -7,8 +7,16 @@ import unicodedata
 from functools import lru_cache
 from typing import Protocol
 
-_WORD = re.compile(r"[0-9A-Za-zА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
+_WORD = re.compile(r"[0-9A-Za-zÏïА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
 _APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
+# Latin letters drawn like Cyrillic ones. A keyboard without «і» (the Russian layout) or a phone's autocorrect puts
+# the Latin «i» in Ukrainian words — «звiльнити», «лiкарняний» — which the analyser then does not know, so the
+# question loses the very words it asks about. Only inside a word that also holds a Cyrillic letter, and only when
+# each of its Latin letters has a Cyrillic twin: «QR-код», «III-Б», «OLX» stay as written.
+_HOMOGLYPHS = str.maketrans("aceiopxyïkACEIOPXYÏKBHMT", "асеіорхуїкАСЕІОРХУЇКВНМТ")
+_CYRILLIC = re.compile(r"[А-Яа-яЁёІіЇїЄєҐґ]")
+_LATIN = re.compile(r"[A-Za-zÏï]")
+_TWINNED = frozenset("aceiopxyïkACEIOPXYÏKBHMT")
 
 # Words that carry no legal meaning in a question; kept short on purpose (lemmas, lower case).
 STOPWORDS = frozenset(
@@ -50,8 +58,20 @@ def has_visible_text(text: str) -> bool:
     return any(unicodedata.category(c)[0] in _VISIBLE_CATEGORIES for c in _BLANK.sub("", text))
 
 
+def _unmixed_part(part: str) -> str:
+    if not (_CYRILLIC.search(part) and _LATIN.search(part)):
+        return part
+    return part.translate(_HOMOGLYPHS) if all(c in _TWINNED for c in _LATIN.findall(part)) else part
+
+
+def unmixed(text: str) -> str:
+    """``text`` with the Latin look-alike letters of its mixed-script words written in Cyrillic («звiльнити» →
+    «звільнити»); every other character as it was."""
+    return _WORD.sub(lambda m: "-".join(_unmixed_part(p) for p in m.group().split("-")), text)
+
+
 def words(text: str) -> list[str]:
-    return [w.strip("-'").lower() for w in _WORD.findall(normalize(text)) if w.strip("-'")]
+    return [w.strip("-'").lower() for w in _WORD.findall(unmixed(normalize(text))) if w.strip("-'")]
 
 
 class _Parse(Protocol):

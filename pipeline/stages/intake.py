@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from legaltext.text import normalize
+from legaltext.text import normalize, unmixed
 from pipeline.contracts import Intake, SpecialistProfile
 
 
@@ -13,7 +13,7 @@ class IntakeError(ValueError):
 
 
 def intake(*, question: str, specialist: SpecialistProfile, max_chars: int, now: datetime) -> Intake:
-    normalized = normalize(question)
+    normalized = unmixed(normalize(question))  # «звiльнити» typed with a Latin «i» is «звільнити»
     if not normalized:
         raise IntakeError("the question is empty")
     if len(normalized) > max_chars:

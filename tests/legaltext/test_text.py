@@ -77,3 +77,30 @@ def test_a_word_read_two_ways_shares_one_occurrence_between_its_readings() -> No
     doc = dict(zip(*document_vector("строк року").__dict__.values(), strict=True))
     weight = {r: doc[term_id(r)] for r in (*readings("року"), "строк")}
     assert weight["рік"] == weight["рок"] < weight["строк"]  # «строк» has one reading: a whole occurrence
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("Чи можуть звiльнити мене пiд час лiкарняного?", "Чи можуть звільнити мене під час лікарняного?"),  # Latin i
+    ("ВIДПУСТКА", "ВІДПУСТКА"),  # capital Latin I
+    ("мoжна cпитати", "можна спитати"),  # Latin o, c
+    ("їx", "їх"),  # Latin x
+])
+def test_latin_look_alikes_inside_a_ukrainian_word_are_read_as_cyrillic(typed: str, meant: str) -> None:
+    from legaltext.text import unmixed
+
+    assert unmixed(typed) == meant
+    assert content_lemmas(typed) == content_lemmas(meant)
+
+
+@pytest.mark.parametrize("text", ["QR-код", "III-Б", "OLX", "ТОВ «Agro Trade»", "iPhone", "Windows", "5G-мережа"])
+def test_latin_words_and_latin_parts_of_a_compound_stay_as_written(text: str) -> None:
+    from legaltext.text import unmixed
+
+    assert unmixed(text) == text
+
+
+def test_a_mixed_word_with_a_latin_letter_that_has_no_cyrillic_twin_stays_as_written() -> None:
+    from legaltext.text import unmixed
+
+    # «s» has no Cyrillic twin: the word is not a Ukrainian word with a slip, so nothing in it is changed
+    assert unmixed("Кsenia") == "Кsenia"

@@ -232,3 +232,10 @@ def test_a_subject_act_is_searched_beside_the_question_not_instead_of_it() -> No
     unindexed = profile("Чи треба платити судовий збір за позов про аліменти?")
     assert unindexed.act_hints == [] and all("3674-17" not in s.act_filter
                                               for s in plan_search(question="q", profile=unindexed, top_k=10).steps)
+
+
+def test_intake_reads_latin_look_alikes_in_ukrainian_words_as_cyrillic() -> None:
+    # a keyboard without «і» puts the Latin «i» in: the stages after U1 see the Ukrainian words
+    section = take("Чи можуть звiльнити мене пiд час лiкарняного?")
+    assert section.normalized == "Чи можуть звільнити мене під час лікарняного?"
+    assert section.question == "Чи можуть звiльнити мене пiд час лiкарняного?"  # what the user typed is kept
