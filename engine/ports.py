@@ -88,6 +88,12 @@ class QdrantSearchPort:
         return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit))
 
+    def lexical_among(self, query: str, chunk_keys: list[str]) -> Ranked:
+        if self.shards:
+            return _ranked(self._local().lexical_among(question_vector(query), chunk_keys))
+        return _ranked(index.lexical_among(index.get_client(), self.collection, sparse=question_vector(query),
+                                           chunk_keys=chunk_keys))
+
     def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
         if self.shards:
             return self._local().meaning(self._vector(query), chunk_keys)

@@ -191,6 +191,18 @@ def lexical_search(client: QdrantClient, name: str, *, sparse: Sparse, act_keys:
     return [(dict(p.payload or {}), float(p.score)) for p in result.points]
 
 
+def lexical_among(client: QdrantClient, name: str, *, sparse: Sparse,
+                  chunk_keys: list[str]) -> list[tuple[dict[str, Any], float]]:
+    """The listed chunks that share a word with the query, best BM25 first (keys of no point find nothing)."""
+    if not sparse.indices or not chunk_keys:
+        return []
+    result = client.query_points(name, query=models.SparseVector(indices=sparse.indices, values=sparse.values),
+                                 using=LEXICAL, limit=len(chunk_keys), with_payload=True,
+                                 query_filter=models.Filter(must=[models.HasIdCondition(
+                                     has_id=[point_id(k) for k in chunk_keys])]))
+    return [(dict(p.payload or {}), float(p.score)) for p in result.points]
+
+
 def article_chunks(client: QdrantClient, name: str, *, act_keys: list[str], article: str,
                    limit: int = 20) -> list[dict[str, Any]]:
     """The exact path: every chunk of the named article(s), no similarity involved."""

@@ -103,6 +103,17 @@ class LocalSearchIndex(_ShardSearch):
             filter=qe.Filter(must=[qe.HasIdCondition({index.point_id(k) for k in chunk_keys})]), with_payload=True))
         return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in found}
 
+    def lexical_among(self, sparse: Sparse, chunk_keys: list[str]) -> Scored:
+        """The listed chunks that share a word with the query, best BM25 first, as index.lexical_among finds them."""
+        if self.shard is None or index.LEXICAL not in self.shard.vectors or not sparse.indices or not chunk_keys:
+            return []
+        found = self.shard.engine.query(qe.QueryRequest(
+            limit=len(chunk_keys), query=qe.Query.Nearest(
+                qe.SparseVector(indices=list(sparse.indices), values=list(sparse.values)), using=index.LEXICAL),
+            filter=qe.Filter(must=[qe.HasIdCondition({index.point_id(k) for k in chunk_keys})]), with_payload=True))
+        found.sort(key=lambda p: (-p.score, str(p.id)))
+        return [(dict(p.payload or {}), float(p.score)) for p in found]
+
     def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
         """Every chunk of the article in each named act, act by act in the order named; with no act, every act's."""
         if not act_keys:

@@ -37,6 +37,12 @@ DENSE_WEIGHT = 0.5  # a model without a measured weight
 # dev) 0 ranks best; the heading still counts inside each chunk's lexical vector.
 HEADING_WEIGHT = 0.0
 CHUNKS_PER_ARTICLE = 3  # matched chunks kept as evidence per article
+# The evidence shows an article by the chunks the lists matched, and the one vector and the sentences' list match
+# its first: the sentence that answers often stands in a later chunk none of them returned (КЗпП ст. 40's
+# prohibition of dismissal on sick leave is the fourth of four). The other chunks of each article a step keeps
+# (its first ARTICLE_CHUNKS_SCANNED) are scored by the step's BM25 query, and the best that share its words join the
+# matched ones, up to CHUNKS_PER_ARTICLE. 0 keeps the matched chunks alone.
+ARTICLE_CHUNKS_SCANNED = 12
 POOL_FACTOR = 4  # each signal returns this many times the step's limit before fusion
 EXACT_SCORE = 1.0  # an article the user named outranks anything similarity finds
 # An article defining the asked term ranks next; a near form of the term (match < 1) proportionally lower, still
@@ -110,6 +116,10 @@ class SearchPort(Protocol):
 
     def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
         """Each chunk's best sentence cosine with the query; chunks without sentence vectors are left out."""
+        ...
+
+    def lexical_among(self, query: str, chunk_keys: list[str]) -> Ranked:
+        """The listed chunks that share a word with the question, best BM25 first (keys of no chunk find nothing)."""
         ...
 
     def meaning_search(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
@@ -235,8 +245,36 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     missing = [k for k in dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused)
                if k not in known]
     reranked = rerank_by_meaning(fused, {**known, **port.meaning(asked, missing)}, step.limit)
-    return keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
+    kept = keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
                         LEADERS_WITHIN)
+    return with_answering_chunks(kept, port, step.query)
+
+
+def _chunk_keys(chunks: list[ChunkPayload]) -> list[str]:
+    """The keys an article's first ARTICLE_CHUNKS_SCANNED chunks would have (``…#st40#c0`` … ``…#st40#c11``),
+    those already matched left out; keys of chunks the article does not have find nothing."""
+    have = {c["chunk_key"] for c in chunks}
+    record = first_chunk_key(chunks[0]["chunk_key"])[:-1]
+    return [k for k in (f"{record}{i}" for i in range(ARTICLE_CHUNKS_SCANNED)) if k not in have]
+
+
+def with_answering_chunks(fused: Fused, port: SearchPort, query: str) -> Fused:
+    """Each article with fewer than CHUNKS_PER_ARTICLE chunks joined by its other chunks that the question's BM25
+    scores best (one search for the step); an article whose other chunks share no word keeps what it had."""
+    short = [i for i, (chunks, *_) in enumerate(fused) if len(chunks) < CHUNKS_PER_ARTICLE]
+    if not ARTICLE_CHUNKS_SCANNED or not short:
+        return fused
+    wanted = {i: _chunk_keys(fused[i][0]) for i in short}
+    found = port.lexical_among(query, [k for keys in wanted.values() for k in keys])
+    by_record: dict[str, list[ChunkPayload]] = {}
+    for payload, _ in found:  # best first
+        by_record.setdefault(first_chunk_key(payload["chunk_key"]), []).append(payload)
+    out = list(fused)
+    for i in wanted:
+        chunks, score, channel, ranks = out[i]
+        more = by_record.get(first_chunk_key(chunks[0]["chunk_key"]), [])
+        out[i] = (chunks + more[:CHUNKS_PER_ARTICLE - len(chunks)], score, channel, ranks)
+    return out
 
 
 def weigh_courts(fused: Fused, court: Court, weight: float) -> Fused:

@@ -283,3 +283,68 @@ def test_what_is_a_term_a_code_defines_in_its_own_style_puts_that_article_first(
     hits, _ = retrieve(plan_search(question=question, profile=profile, top_k=10), QdrantSearchPort(), attempt=1)
     assert (hits.hits[0].act_nreg, hits.hits[0].article, hits.hits[0].channel) == ("322-08", "21", "definition")
     assert all(h.act_nreg != "4651-17" for h in hits.hits[:5])  # not КПК's list of definitions
+
+
+SICK_LEAVE = "Чи можуть звільнити мене під час лікарняного?"
+
+
+def _chunk_holding(act: str, article: str, words: str) -> str:
+    """The key of the article's chunk (as ingest splits it) that holds ``words``."""
+    from legaltext.chunking import split_text
+
+    with (DEMO_DIR / "demo_articles.jsonl").open(encoding="utf-8") as fh:
+        text = next(r["text"] for r in map(json.loads, fh) if r["act_nreg"] == act and r["article"] == article)
+    parts = split_text(text, max_chars=settings.CHUNK_MAX_CHARS, overlap_chars=settings.CHUNK_OVERLAP_CHARS)
+    return f"{act}#st{article}#c{next(i for i, p in enumerate(parts) if words in p)}"
+
+
+def test_the_chunks_of_an_article_are_scored_by_the_question_alike_in_both_backends(
+        lldbi_index: dict[str, int]) -> None:
+    # given КЗпП ст. 40's chunks, one of which holds the prohibition of dismissal during sick leave
+    keys = [f"322-08#st40#c{i}" for i in range(12)] + ["nope#st1#c0"]
+    got = QdrantSearchPort(backend="edge").lexical_among(SICK_LEAVE, keys)
+    want = QdrantSearchPort(backend="qdrant").lexical_among(SICK_LEAVE, keys)
+    # then both backends find the article's chunks only (no point for a key that names none), scored alike, and the
+    # chunk with the prohibition is among the two best (the two that join a first chunk matched by the lists)
+    assert [p["chunk_key"] for p, _ in got] == [p["chunk_key"] for p, _ in want]
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=2e-3)
+    assert {p["article"] for p, _ in got} == {"40"} and len(got) >= 2
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    prohibition = _chunk_holding("322-08", "40", "Не допускається звільнення працівника")
+    assert prohibition in [p["chunk_key"] for p, _ in got[:2]]
+
+
+def test_the_chunk_that_answers_joins_an_article_found_by_its_first_chunk(lldbi_index: dict[str, int]) -> None:
+    from pipeline.stages.retrieval import NO_RANKS, with_answering_chunks
+
+    # given КЗпП ст. 40 found by its first chunk alone (as the one vector and the sentences' list find an article)
+    port = QdrantSearchPort()
+    first = next(c for c in port.article(["322-08"], "40") if c["chunk_key"].endswith("#c0"))
+    fused = [([first], 1.0, "dense", NO_RANKS)]
+    # when the step completes its articles' chunks
+    chunks = with_answering_chunks(fused, port, SICK_LEAVE)[0][0]
+    # then the chunk holding the prohibition of dismissal during sick leave joins the first, within the bound
+    keys = [c["chunk_key"] for c in chunks]
+    assert keys[0] == "322-08#st40#c0" and len(keys) == CHUNKS_PER_ARTICLE == len(set(keys))
+    assert _chunk_holding("322-08", "40", "Не допускається звільнення працівника") in keys
+
+
+def test_a_full_article_and_one_whose_other_chunks_share_no_word_keep_their_chunks(
+        lldbi_index: dict[str, int]) -> None:
+    from pipeline.stages.retrieval import NO_RANKS, with_answering_chunks
+
+    port = QdrantSearchPort()
+    art40 = sorted(port.article(["322-08"], "40"), key=lambda c: c["chunk_key"])
+    full = [(art40[:CHUNKS_PER_ARTICLE], 1.0, "lexical", NO_RANKS)]
+    assert with_answering_chunks(full, port, SICK_LEAVE) == full
+    alone = [([art40[0]], 1.0, "dense", NO_RANKS)]
+    assert with_answering_chunks(alone, port, "квазар пульсар") == alone
+
+
+def test_the_chunk_that_answers_reaches_the_evidence_of_a_hybrid_step(lldbi_index: dict[str, int]) -> None:
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=SICK_LEAVE, limit=8)], channels=["lldbi_chunks"],
+                      docs_probe=False)
+    hits, _ = retrieve(plan, QdrantSearchPort(), attempt=1)
+    chunks = {h.chunk_key for h in hits.hits if (h.act_nreg, h.article) == ("322-08", "40")}
+    assert _chunk_holding("322-08", "40", "Не допускається звільнення працівника") in chunks
+    assert len(chunks) <= CHUNKS_PER_ARTICLE
