@@ -36,7 +36,7 @@ DENSE_WEIGHT = 0.5  # a model without a measured weight
 # «відпуск бензину»), while the Constitution's articles have no heading at all. On natural questions (eval/natural
 # dev) 0 ranks best; the heading still counts inside each chunk's lexical vector.
 HEADING_WEIGHT = 0.0
-CHUNKS_PER_ARTICLE = 3  # matched chunks kept as evidence per article
+CHUNKS_PER_ARTICLE = 3  # chunks kept as evidence per article: the matched ones, then the best others
 # The evidence shows an article by the chunks the lists matched, and the one vector and the sentences' list match
 # its first: the sentence that answers often stands in a later chunk none of them returned (КЗпП ст. 40's
 # prohibition of dismissal on sick leave is the fourth of four). The other chunks of each article a step keeps
