@@ -14,7 +14,7 @@ from engine.lexicon_store import stored_lexicon
 from knowledge import index, searchindex
 from knowledge.edge import search_backend
 from knowledge.embeddings import Embedder, default_embedder
-from knowledge.lexical import query_vector, question_vector
+from knowledge.lexical import Sparse, query_vector, question_vector
 from knowledge.models import Act
 from knowledge.snippets import SnippetStore
 from legaltext.definitions import clean_term, rank_definitions, term_key
@@ -52,6 +52,7 @@ class QdrantSearchPort:
         self._embedder = embedder
         self.collection = collection or settings.LLDBI_COLLECTION
         self._query_cache: dict[str, list[float]] = {}
+        self._sparse_cache: dict[str, Sparse] = {}
         self.backend = search_backend(backend)
         self.shards = self.backend == "edge"
 
@@ -75,6 +76,12 @@ class QdrantSearchPort:
             self._query_cache[query] = self.embedder.embed_query([query])[0].tolist()
         return self._query_cache[query]
 
+    def _sparse(self, query: str) -> Sparse:
+        # the step's BM25, heading and chunk-completion searches read one question: lemmatised once
+        if query not in self._sparse_cache:
+            self._sparse_cache[query] = question_vector(query)
+        return self._sparse_cache[query]
+
     def dense(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.shards:
             return _ranked(self._local().dense_search(self._vector(query), [a.lower() for a in act_nregs], limit))
@@ -83,15 +90,15 @@ class QdrantSearchPort:
 
     def lexical(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.shards:
-            return _ranked(self._local().lexical_search(question_vector(query), [a.lower() for a in act_nregs],
+            return _ranked(self._local().lexical_search(self._sparse(query), [a.lower() for a in act_nregs],
                                                         limit))
-        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
+        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=self._sparse(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit))
 
     def lexical_among(self, query: str, chunk_keys: list[str]) -> Ranked:
         if self.shards:
-            return _ranked(self._local().lexical_among(question_vector(query), chunk_keys))
-        return _ranked(index.lexical_among(index.get_client(), self.collection, sparse=question_vector(query),
+            return _ranked(self._local().lexical_among(self._sparse(query), chunk_keys))
+        return _ranked(index.lexical_among(index.get_client(), self.collection, sparse=self._sparse(query),
                                            chunk_keys=chunk_keys))
 
     def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
@@ -117,11 +124,11 @@ class QdrantSearchPort:
 
     def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.shards:
-            return _ranked(self._local().heading_search(question_vector(query), [a.lower() for a in act_nregs],
+            return _ranked(self._local().heading_search(self._sparse(query), [a.lower() for a in act_nregs],
                                                         limit))
         if not self._has_heading:
             return []
-        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=question_vector(query),
+        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=self._sparse(query),
                                             act_keys=[a.lower() for a in act_nregs], limit=limit,
                                             using=index.HEADING))
 

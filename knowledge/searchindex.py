@@ -26,7 +26,7 @@ Scored = list[tuple[dict[str, Any], float]]
 TIE_MARGIN = 8
 
 
-def _act_filter(act_keys: Sequence[str], *must: qe.FieldCondition) -> qe.Filter | None:
+def _act_filter(act_keys: Sequence[str], *must: qe.ConditionType) -> qe.Filter | None:
     conditions: list[qe.ConditionType] = list(must)
     if act_keys:
         conditions.append(qe.FieldCondition(key="act_nreg_key", match=qe.MatchAny(any=list(act_keys))))
@@ -42,11 +42,12 @@ class _ShardSearch:
         self.shard = shard
 
     def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *,
-                 exact: bool = False, by_act: bool = False) -> Scored:
-        """The ``limit`` best points for ``vector`` within the acts; ``by_act``: ties in the acts' order first."""
+                 exact: bool = False, by_act: bool = False, must: Sequence[qe.ConditionType] = ()) -> Scored:
+        """The ``limit`` best points for ``vector`` within the acts (and ``must``); ``by_act``: ties in the acts'
+        order first."""
         if self.shard is None or using not in self.shard.vectors or limit <= 0:
             return []
-        flt = _act_filter(act_keys)
+        flt = _act_filter(act_keys, *must)
         params = qe.SearchParams(exact=True) if exact else None
         fetch = limit + TIE_MARGIN
         while True:
@@ -67,12 +68,13 @@ class _ShardSearch:
         records, _ = self.shard.engine.scroll(qe.ScrollRequest(limit=limit, filter=flt, with_payload=True))
         return [dict(r.payload or {}) for r in records]
 
-    def sparse_search(self, using: str, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+    def sparse_search(self, using: str, sparse: Sparse, act_keys: list[str], limit: int,
+                      must: Sequence[qe.ConditionType] = ()) -> Scored:
         """BM25 over any named sparse vector of the collection (knowledge/index.py), IDF from the whole shard."""
         if not sparse.indices:
             return []
         return self._nearest(using, qe.SparseVector(indices=list(sparse.indices), values=list(sparse.values)),
-                             act_keys, limit)
+                             act_keys, limit, must=must)
 
 
 class LocalSearchIndex(_ShardSearch):
@@ -105,14 +107,8 @@ class LocalSearchIndex(_ShardSearch):
 
     def lexical_among(self, sparse: Sparse, chunk_keys: list[str]) -> Scored:
         """The listed chunks that share a word with the query, best BM25 first, as index.lexical_among finds them."""
-        if self.shard is None or index.LEXICAL not in self.shard.vectors or not sparse.indices or not chunk_keys:
-            return []
-        found = self.shard.engine.query(qe.QueryRequest(
-            limit=len(chunk_keys), query=qe.Query.Nearest(
-                qe.SparseVector(indices=list(sparse.indices), values=list(sparse.values)), using=index.LEXICAL),
-            filter=qe.Filter(must=[qe.HasIdCondition({index.point_id(k) for k in chunk_keys})]), with_payload=True))
-        found.sort(key=lambda p: (-p.score, str(p.id)))
-        return [(dict(p.payload or {}), float(p.score)) for p in found]
+        ids = qe.HasIdCondition({index.point_id(k) for k in chunk_keys})
+        return self.sparse_search(index.LEXICAL, sparse, [], len(chunk_keys), must=[ids]) if chunk_keys else []
 
     def article(self, act_keys: list[str], article: str, limit: int = 20) -> list[dict[str, Any]]:
         """Every chunk of the article in each named act, act by act in the order named; with no act, every act's."""

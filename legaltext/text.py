@@ -13,10 +13,11 @@ _APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
 # the Latin «i» in Ukrainian words — «звiльнити», «лiкарняний» — which the analyser then does not know, so the
 # question loses the very words it asks about. Only inside a word that also holds a Cyrillic letter, and only when
 # each of its Latin letters has a Cyrillic twin: «QR-код», «III-Б», «OLX» stay as written.
-_HOMOGLYPHS = str.maketrans("aceiopxyïkACEIOPXYÏKBHMT", "асеіорхуїкАСЕІОРХУЇКВНМТ")
+_LOOK_ALIKES = "aceiopxyïkACEIOPXYÏKBHMT"
+_HOMOGLYPHS = str.maketrans(_LOOK_ALIKES, "асеіорхуїкАСЕІОРХУЇКВНМТ")
+_TWINNED = frozenset(_LOOK_ALIKES)
 _CYRILLIC = re.compile(r"[А-Яа-яЁёІіЇїЄєҐґ]")
 _LATIN = re.compile(r"[A-Za-zÏï]")
-_TWINNED = frozenset("aceiopxyïkACEIOPXYÏKBHMT")
 
 # Words that carry no legal meaning in a question; kept short on purpose (lemmas, lower case).
 STOPWORDS = frozenset(
