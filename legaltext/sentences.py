@@ -23,9 +23,38 @@ def without_notes(text: str) -> str:
     return _NOTE.sub("\n", _NOTE_MARK.sub("\n", text))
 
 
+# An offence of the criminal code and the code of administrative offences is one sentence printed on two lines: the
+# conduct, a dash, and on the next line its sanction («Умисне легке тілесне ушкодження -\nкарається штрафом …»;
+# «… -\nтягне за собою накладення штрафу …»; ~2,000 of them in the core). Split at the line break, the conduct was
+# quoted ending in a dash with no consequence, and the sanction stood alone, alike in every article: the answer to
+# «що мені за це буде?» lost either what was done or what follows.
+_DANGLING_DASH = re.compile(r"\s[-–—]$")
+_SANCTION = re.compile(r"^(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b")
+
+
+def _with_sanctions(pieces: list[str]) -> list[str]:
+    out: list[str] = []
+    for piece in pieces:
+        if out and _DANGLING_DASH.search(out[-1]) and _SANCTION.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+_JOINT = re.compile(r"\s[-–—]\s+(?=(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b)")
+
+
+def conduct(sentence: str) -> str:
+    """An offence's sentence up to its sanction («Умисне легке тілесне ушкодження»); any other sentence whole."""
+    return _JOINT.split(sentence, maxsplit=1)[0]
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences and list items (a «;» or a line break ends one), stripped, the fragments dropped."""
-    return [s.strip() for s in _SENTENCES.split(text) if len(s.strip()) >= MIN_CHARS]
+    """Sentences and list items (a «;» or a line break ends one), stripped, the fragments dropped; an offence's
+    conduct and its sanction stay one sentence."""
+    pieces = _with_sanctions([s.strip() for s in _SENTENCES.split(text) if s.strip()])
+    return [s for s in pieces if len(s) >= MIN_CHARS]
 
 
 def meaning_sentences(text: str, *, max_sentences: int, max_chars: int) -> list[str]:

@@ -18,7 +18,7 @@ from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.procedure import code_court, court_of
-from legaltext.sentences import closeness, split_sentences, without_notes
+from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import content_lemmas, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -196,6 +196,7 @@ def _ideas(lemmas: list[str], own: set[str]) -> list[tuple[set[str], list[tuple[
 # over the prohibition that answers «Мене звільнили, поки я був на лікарняному. Хіба роботодавець має на це право?»
 # (ст. 40). 0 reads the modal word as any other.
 MODAL_IDEA = 1
+SANCTION_WORDS = 0  # 1: an offence's sanction weighed with its conduct (see _Scorer)
 _MODAL_LEMMAS = frozenset({"право", "можний", "вправа", "зобов'язаний", "повинний", "дозволятися", "заборонятися"})
 _MODAL_ASKED = re.compile(r"\b(?:ма(?:є|ють|ю|в|ла|ли|ємо|єте)\b(?:\s+\S+){0,2}?\s+право|можна|вправі|"
                           r"зобов'язан\w*|повин\w*|дозволено|заборонено|законно)\b", re.I)
@@ -227,7 +228,9 @@ class _Scorer:
         self.own = {_unit(t) for t in own}
         self.ideas = _ideas(own, self.own)
         self.figure = bool(_FIGURE_ASKED.search(question))
-        self.lemmas = [{_unit(t) for t in content_lemmas(s)} for s in sentences]
+        # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
+        # every article of its code: its words would weigh the longest offences, not the one asked about
+        self.lemmas = [{_unit(t) for t in content_lemmas(s if SANCTION_WORDS else conduct(s))} for s in sentences]
         n = len(sentences) or 1
         # an idea's lay words are the question's own: only its phrases add words to weigh
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}

@@ -70,3 +70,17 @@ def test_a_sentence_two_acts_say_word_for_word_is_quoted_once_and_cited_to_both(
     assert "(Закон «Про відпустки» ст. 6; КЗпП ст. 75)" in text
     assert {c.article_ref for c in find_citations(text, LABELS)} == {"Закон «Про відпустки» ст. 6", "КЗпП ст. 75"}
     assert text.rstrip().endswith("Підстави: Закон «Про відпустки» ст. 6; КЗпП ст. 75.")
+
+
+def test_an_offence_is_quoted_with_its_sanction() -> None:
+    """«Що йому за це буде?» is answered by the sanction, and the sanction means nothing without the conduct: the
+    writer quoted «Умисне легке тілесне ушкодження -» alone, the dash dangling (legaltext/sentences.py)."""
+    injury = SourceBlock(
+        "КК ст. 125", "k125", None,
+        "1. Умисне легке тілесне ушкодження -\nкарається штрафом до п'ятдесяти неоподатковуваних мінімумів доходів "
+        "громадян або громадськими роботами на строк до двохсот годин.")
+
+    text = answer(injury, question="Сусід завдав мені легке тілесне ушкодження. Що йому за це буде?")
+
+    assert "Умисне легке тілесне ушкодження - карається штрафом до п'ятдесяти" in text
+    assert "ушкодження - (КК ст. 125)" not in text and "ушкодження -\n" not in text
