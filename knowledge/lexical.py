@@ -10,7 +10,7 @@ import zlib
 from dataclasses import dataclass
 
 from legaltext.lay_terms import EXPANSION_WEIGHT, expansions
-from legaltext.text import content_readings
+from legaltext.text import content_readings, verbal_nouns
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -77,11 +77,13 @@ def query_vector(text: str) -> Sparse:
 
 
 def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
-    """A question's lexical query: its own lemmas, and the statute's words for its lay phrases at a lower
-    weight (legaltext/lay_terms.py). Defined-term lookups keep ``query_vector``: a term is the statute's word."""
+    """A question's lexical query: its own lemmas, and at a lower weight the statute's words for its lay phrases
+    (legaltext/lay_terms.py) and the nouns of its verbs («звільнити» → «звільнення»: legaltext/text.py).
+    Defined-term lookups keep ``query_vector``: a term is the statute's word."""
     read = content_readings(text, question=True)
     lemmas = [r[0] for r in read]  # question_lemmas, from the one reading of the question
     expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
-    weights = {term_id(t): expansion_weight for t in expansions(lemmas)} if expansion_weight > 0 else {}
+    added = [*expansions(lemmas), *(n for t in lemmas for n in verbal_nouns(t))]
+    weights = {term_id(t): expansion_weight for t in added} if expansion_weight > 0 else {}
     weights.update({term_id(t): 1.0 for t in lemmas})
     return _to_sparse(_with_readings(weights, read))

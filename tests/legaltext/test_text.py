@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from knowledge.lexical import document_vector, question_vector, term_id
-from legaltext.text import content_lemmas, lemma, question_lemmas, readings, spelled
+from legaltext.lay_terms import EXPANSION_WEIGHT
+from legaltext.text import _morph, content_lemmas, lemma, question_lemmas, readings, spelled, verbal_nouns
 
 
 @pytest.mark.parametrize(("form", "drifted"), [("його", "йога"), ("мене", "мен"), ("мені", "мен"),
@@ -104,3 +105,40 @@ def test_a_mixed_word_with_a_latin_letter_that_has_no_cyrillic_twin_stays_as_wri
 
     # «s» has no Cyrillic twin: the word is not a Ukrainian word with a slip, so nothing in it is changed
     assert unmixed("Кsenia") == "Кsenia"
+
+
+@pytest.mark.parametrize(("verb", "nouns"), [
+    ("звільнити", ("звільнення",)),
+    ("розірвати", ("розірвання",)),
+    ("оскаржити", ("оскарження",)),
+    ("позбавити", ("позбавлення",)),  # «в» → «вл»
+    ("засудити", ("засудження",)),  # «д» → «дж»
+    ("скоротити", ("скорочення",)),  # «т» → «ч»
+    ("прийняти", ("прийняття",)),
+    ("звернутися", ("звернення",)),
+])
+def test_a_verb_reads_as_the_noun_of_its_action(verb: str, nouns: tuple[str, ...]) -> None:
+    assert verbal_nouns(verb) == nouns
+
+
+@pytest.mark.parametrize("word", ["звільнення", "суд", "мати", "відпустка", "законно"])
+def test_other_words_have_no_verbal_noun(word: str) -> None:
+    assert verbal_nouns(word) == ()
+
+
+def test_only_nouns_the_dictionary_knows_are_formed() -> None:
+    # «пустиння» (a desert) is a word, but not the action of «пустити»: «-ння» follows only «а»/«я»
+    assert "пустиння" not in verbal_nouns("пустити")
+    verbs = {lemma(w) for w in "виплатити відмовити перевести вимагати стягнути затримати відшкодувати".split()}
+    for verb in verbs:
+        for noun in verbal_nouns(verb):
+            assert any(str(p.normal_form) == noun and "NOUN" in p.tag for p in _morph().parse(noun)), (verb, noun)
+
+
+def test_a_question_asked_with_the_verb_meets_the_statute_worded_with_its_noun() -> None:
+    statute = document_vector("Не допускається звільнення працівника в період його тимчасової непрацездатності.")
+    query = question_vector("Чи можуть мене звільнити?")
+    weights = dict(zip(query.indices, query.values, strict=True))
+
+    assert weights[term_id("звільнити")] == 1.0 and weights[term_id("звільнення")] == EXPANSION_WEIGHT
+    assert term_id("звільнення") in statute.indices
