@@ -42,11 +42,12 @@ def _with_sanctions(pieces: list[str]) -> list[str]:
     return out
 
 
-_JOINT = re.compile(r"\s[-–—]\s+(?=(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b)")
+_JOINT = re.compile(r"(?<=\s[-–—])\s+(?=(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b)")
 
 
 def conduct(sentence: str) -> str:
-    """An offence's sentence up to its sanction («Умисне легке тілесне ушкодження»); any other sentence whole."""
+    """An offence's sentence up to its sanction, as the line printed it («Умисне легке тілесне ушкодження -»); any
+    other sentence whole."""
     return _JOINT.split(sentence, maxsplit=1)[0]
 
 
@@ -59,8 +60,9 @@ def split_sentences(text: str) -> list[str]:
 
 def meaning_sentences(text: str, *, max_sentences: int, max_chars: int) -> list[str]:
     """What the meaning model reads of an article: its first ``max_sentences`` sentences, each cut to
-    ``max_chars`` (the model's cost grows with length; a provision's subject comes first)."""
-    return [s[:max_chars] for s in split_sentences(text)[:max_sentences]]
+    ``max_chars`` (the model's cost grows with length; a provision's subject comes first), an offence up to its
+    sanction (``conduct``)."""
+    return [conduct(s)[:max_chars] for s in split_sentences(text)[:max_sentences]]
 
 
 def closeness(cosines: Sequence[float]) -> list[float]:

@@ -286,7 +286,7 @@ def set_sentence_similarity(similarity: SentenceSimilarity | None) -> None:
 def _with_meaning(question: str, sentences: list[str], words: list[float]) -> list[float]:
     """The word scores, each scaled to the best, plus the meaning's share; the word scores alone without a model."""
     similarity = _similarity
-    head = [s[:MEANING_CHARS] for s in sentences[:MEANING_MAX_SENTENCES]]
+    head = [conduct(s)[:MEANING_CHARS] for s in sentences[:MEANING_MAX_SENTENCES]]
     if similarity is None or MEANING_WEIGHT <= 0 or len(head) < 2:
         return words
     # The model knows «лікарняний» no better than the words do: the statute's words for the question's lay phrases

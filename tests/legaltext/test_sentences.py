@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from legaltext.sentences import split_sentences
+from legaltext.sentences import conduct, meaning_sentences, split_sentences
 
 # КК ст. 125 as the corpus prints it: each part's conduct, a dash, and the sanction on the next line
 LIGHT_INJURY = (
@@ -51,3 +51,10 @@ def test_a_sanction_word_inside_a_sentence_splits_nothing_new() -> None:
 
     assert split_sentences(text) == ["Порушення правил тягне відповідальність.",
                                      "карається за законом окремо в кожному випадку."]
+
+
+def test_the_meaning_model_reads_an_offence_up_to_its_sanction() -> None:
+    # the sanction is worded alike in every article of its code: the vector is of what was done
+    assert meaning_sentences(LEFT_THE_SCENE, max_sentences=5, max_chars=400) == [
+        "Залишення водіями транспортних засобів місця дорожньо-транспортної пригоди, до якої вони причетні, -"]
+    assert conduct("Інше речення без санкції - як є.") == "Інше речення без санкції - як є."
