@@ -32,6 +32,16 @@ def _part_number(raw: str | None) -> str | None:
     return None
 
 
+# An "abbreviation" that is a whole word — the catalog's «КОНСТИТУЦІЯ», the Constitution's only one-word name (its
+# title's other word, «України», names nothing) — names its act in any case: «за Конституцією», «в Конституції»,
+# «посилаючись на Конституцію» named no act, so the question was not searched within the Constitution.
+WORD_ABBREVIATION_MIN = 6
+
+
+def _is_word(abbrev: str) -> bool:
+    return len(abbrev) >= WORD_ABBREVIATION_MIN and abbrev.isalpha()
+
+
 def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
@@ -50,7 +60,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
         for abbrev in entry.abbreviations:
             for tok, pos in tokens:
                 same = tok == abbrev if len(abbrev) <= 2 else tok.lower() == abbrev.lower()
-                if same:
+                if same or (_is_word(abbrev) and lemma(tok.lower()) == lemma(abbrev.lower())):
                     add(entry.nreg, tok, "abbreviation", pos)
     plain = lemma_tokens(text)
     pro = lemma_tokens(text, keep=frozenset({PRO}))  # for "про"-anchored law titles only

@@ -24,6 +24,9 @@ LEXICON = ActLexicon.build([
     {"nreg": "389-19", "title": "Про правовий режим воєнного стану", "abbreviations": [],
      "aliases": ["воєнний стан"], "indexed": True},  # the catalog's alias: how people refer to the law
     {"nreg": "3674-17", "title": "Про судовий збір", "abbreviations": [], "aliases": [], "indexed": False},
+    # the catalog's one-word name of the Constitution is an "abbreviation"; its title's other word names nothing
+    {"nreg": "254к/96-ВР", "title": "Конституція України", "abbreviations": ["КОНСТИТУЦІЯ", "КУ"], "aliases": [],
+     "indexed": True},
 ])
 
 
@@ -239,3 +242,18 @@ def test_intake_reads_latin_look_alikes_in_ukrainian_words_as_cyrillic() -> None
     section = take("Чи можуть звiльнити мене пiд час лiкарняного?")
     assert section.normalized == "Чи можуть звільнити мене під час лікарняного?"
     assert section.question == "Чи можуть звiльнити мене пiд час лiкарняного?"  # what the user typed is kept
+
+
+@pytest.mark.parametrize("question", [
+    "Що каже Конституція про право на працю?",
+    "Чи обов'язково служити в армії за Конституцією?",
+    "Чи можна йти до суду, посилаючись просто на Конституцію?",
+    "Де в Конституції написано про право на житло?",
+])
+def test_the_constitution_is_named_in_any_case(question: str) -> None:
+    assert [(c.nreg, c.how) for c in profile(question).act_hints] == [("254к/96-ВР", "abbreviation")]
+
+
+@pytest.mark.parametrize("question", ["Що може Конституційний Суд?", "Що вивчає конституційне право?"])
+def test_a_word_of_the_constitutions_family_names_no_act(question: str) -> None:
+    assert profile(question).act_hints == []
