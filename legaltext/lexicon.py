@@ -14,6 +14,7 @@ from legaltext.text import lemma
 # Title words that say nothing about which act is meant.
 GENERIC_TITLE_WORDS = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
 PRO = "про"  # kept only to anchor a one-word law title ("Про відпустки"), see ActLexicon.build
+_PRO_NAME = re.compile(r"^(?:(?:закон|зу)\s+(?:україни\s+)?)?«?про\s", re.I)
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,12 @@ class ActLexicon:
             for alias in r.get("aliases") or []:
                 forms.add(lemma_seq(str(alias)))
             forms = {f for f in forms if len(f) >= 2}  # one-word names ("кодекс") match everything
-            subject = lemma_seq(title)
-            if title.startswith("Про ") and len(subject) == 1:  # «Про відпустки»: the phrase "про відпустки"
-                forms.add((PRO, *subject))
+            # «Про відпустки»: the phrase "про відпустки"; an alias too («про мобілізацію», «закон про мобілізацію»
+            # for «Про мобілізаційну підготовку та мобілізацію» was one word once «про» and «закон» were dropped)
+            for name in [title, *(str(a) for a in r.get("aliases") or [])]:
+                subject = lemma_seq(name)
+                if _PRO_NAME.match(name) and len(subject) == 1:
+                    forms.add((PRO, *subject))
             abbrevs = tuple(str(a) for a in (r.get("abbreviations") or []))
             entries.append(LexiconEntry(str(r["nreg"]), title, abbrevs, tuple(sorted(forms)),
                                         bool(r.get("indexed"))))

@@ -24,6 +24,9 @@ LEXICON = ActLexicon.build([
     {"nreg": "389-19", "title": "Про правовий режим воєнного стану", "abbreviations": [],
      "aliases": ["воєнний стан"], "indexed": True},  # the catalog's alias: how people refer to the law
     {"nreg": "3674-17", "title": "Про судовий збір", "abbreviations": [], "aliases": [], "indexed": False},
+    # the catalog's alias of the mobilisation law: one subject word once «закон» and «про» are set aside
+    {"nreg": "3543-12", "title": "Про мобілізаційну підготовку та мобілізацію", "abbreviations": [],
+     "aliases": ["закон про мобілізацію"], "indexed": True},
     # the catalog's one-word name of the Constitution is an "abbreviation"; its title's other word names nothing
     {"nreg": "254к/96-ВР", "title": "Конституція України", "abbreviations": ["КОНСТИТУЦІЯ", "КУ"], "aliases": [],
      "indexed": True},
@@ -257,3 +260,15 @@ def test_the_constitution_is_named_in_any_case(question: str) -> None:
 @pytest.mark.parametrize("question", ["Що може Конституційний Суд?", "Що вивчає конституційне право?"])
 def test_a_word_of_the_constitutions_family_names_no_act(question: str) -> None:
     assert profile(question).act_hints == []
+
+
+@pytest.mark.parametrize("question", ["Що каже закон про мобілізацію про відстрочку?",
+                                      "Прийшла повістка про мобілізацію. Що робити?"])
+def test_an_alias_of_one_word_after_pro_names_its_act(question: str) -> None:
+    assert [c.nreg for c in profile(question).act_hints] == ["3543-12"]
+
+
+def test_a_one_word_alias_without_pro_names_nothing() -> None:
+    lexicon = ActLexicon.build([{"nreg": "1", "title": "Про щось", "abbreviations": [], "aliases": ["мобілізація"],
+                                 "indexed": True}])
+    assert lexicon.entries[0].name_forms == (("про", "щось"),)
