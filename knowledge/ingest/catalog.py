@@ -168,16 +168,33 @@ def _apply_crossrefs(load: _Load, path: Path) -> None:
         load.applied += 1
 
 
+def _apply_names(load: _Load, path: Path) -> None:
+    """The names people call acts by (``act_names.jsonl``: «Трудовий кодекс», «закон про поліцію»), as aliases of
+    acts the catalog knows; a name for an act it does not know is skipped, never an act of its own."""
+    for rec in _records(path):
+        name = str(rec.get("alias") or "").strip()
+        if " " not in name:
+            raise IngestError(f"{path}: the name of {rec['nreg']} must have two words or more (one word matches "
+                              "too much)")
+        if load.knows(str(rec["nreg"]).lower()):
+            act = load.act(rec["nreg"])
+            if name.lower() not in act.aliases:
+                act.aliases = [*act.aliases, name.lower()]
+            load.applied += 1
+
+
 def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs_path: Path | None = None,
-                 titles_path: Path | None = None) -> int:
-    """Load the DocList catalog into the Act table (acts, abbreviations and aliases, the official titles the
-    catalog lacks, then the usable crossrefs, which may fill a title only where none is known); keeps ``indexed``
-    as is. Returns the number of records applied."""
+                 titles_path: Path | None = None, names_path: Path | None = None) -> int:
+    """Load the DocList catalog into the Act table (acts, abbreviations and aliases, the names people use, the
+    official titles the catalog lacks, then the usable crossrefs, which may fill a title only where none is known);
+    keeps ``indexed`` as is. Returns the number of records applied."""
     load = _Load({a.nreg_key: a for a in Act.objects.all()})
     if acts_path is not None:
         _apply_acts(load, acts_path)
     if aliases_path is not None:
         _apply_aliases(load, aliases_path)
+    if names_path is not None:
+        _apply_names(load, names_path)
     if titles_path is not None:
         _apply_titles(load, titles_path)
     if crossrefs_path is not None:

@@ -25,6 +25,8 @@ CORE_ARTICLES = "core_articles.jsonl"
 # The official titles of catalog acts whose title is missing (four of the 45 core acts among them: without it an
 # answer cites «Акт 2136-20 ст. 5»). Ours, not the shared data's: optional in a folder, always shipped here.
 TITLES_FILE = "act_titles.jsonl"
+# The names people call core acts by that the catalog lacks («Трудовий кодекс», «закон про поліцію»). Ours too.
+NAMES_FILE = "act_names.jsonl"
 
 
 @dataclass
@@ -73,7 +75,7 @@ def knowledge_load(*, folder: Path = CORPUS_DIR, acts: set[str] | None = None, l
     paths = catalog_paths(folder)  # both checked before anything is written
     corpus = corpus_path(folder)
     n = catalog_load(acts_path=paths["acts"], aliases_path=paths["aliases"], crossrefs_path=paths["crossrefs"],
-                     titles_path=find_jsonl(folder, TITLES_FILE))
+                     titles_path=find_jsonl(folder, TITLES_FILE), names_path=find_jsonl(folder, NAMES_FILE))
     catalog_seconds = time.monotonic() - started
     say(f"catalog: {n} records loaded in {catalog_seconds:.1f}s")
     say(dense_cache_note(folder))

@@ -4,17 +4,21 @@ noise is filtered, and the resolution that the loaded names make possible."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from engine.ports import load_lexicon
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.jsonl import IngestError
 from knowledge.models import Act
 from knowledge.selectors import doclist_resolve
-from pipeline.contracts import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH
+from pipeline.contracts import ACT_FOUND_IN_CATALOG_NOT_INDEXED, AMBIGUOUS_ACT_MATCH, SpecialistProfile
+from pipeline.stages.intake import intake
+from pipeline.stages.profiling import profile_query
 
 
 def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -127,3 +131,39 @@ def test_the_shipped_titles_name_the_untitled_core_acts(db: Any) -> None:
     rows = [json.loads(line) for line in (CORPUS_DIR / TITLES_FILE).read_text(encoding="utf-8").splitlines()]
     assert {r["nreg"] for r in rows} >= {"2136-20", "2866-15", "3166-17", "5207-17"}
     assert all(r["title"].startswith("Про ") and r["source"].endswith(r["nreg"]) for r in rows)
+
+
+def test_the_names_people_use_become_aliases_of_known_acts(db: Any, tmp_path: Path) -> None:
+    acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "580-19", "title": "Про Національну поліцію"}])
+    names = jsonl(tmp_path / "act_names.jsonl", [{"nreg": "580-19", "alias": "Про поліцію"},
+                                                 {"nreg": "9999-99", "alias": "Про щось інше"}])
+
+    catalog_load(acts_path=acts, aliases_path=None, names_path=names)
+
+    assert Act.objects.get(nreg="580-19").aliases == ["про поліцію"]
+    assert not Act.objects.filter(nreg="9999-99").exists()  # a name never invents an act
+
+
+def test_a_one_word_name_is_refused_and_nothing_is_written(db: Any, tmp_path: Path) -> None:
+    acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "80731-10", "title": "Кодекс України про адміністративні "
+                                                                         "правопорушення"}])
+    names = jsonl(tmp_path / "act_names.jsonl", [{"nreg": "80731-10", "alias": "адмінкодекс"}])
+    with pytest.raises(IngestError, match="80731-10 must have two words"):
+        catalog_load(acts_path=acts, aliases_path=None, names_path=names)
+    assert not Act.objects.exists()
+
+
+def test_the_shipped_names_name_their_core_acts(db: Any) -> None:
+    """Each name in ``act_names.jsonl``, loaded over the whole shipped catalog, names its act in a question."""
+    from knowledge.ingest.shipped import CORPUS_DIR, NAMES_FILE
+
+    catalog_load(acts_path=CORPUS_DIR / "acts_catalog.jsonl.gz", aliases_path=None, names_path=CORPUS_DIR / NAMES_FILE)
+    lexicon = load_lexicon()
+    rows = [json.loads(line) for line in (CORPUS_DIR / NAMES_FILE).read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 15
+    for row in rows:
+        act = "закон " if row["alias"].startswith("Про ") else ""
+        question = f"Що каже {act}{row['alias'].lower()} про це?"
+        section = intake(question=question, specialist=SpecialistProfile(slug="demo"), max_chars=4000,
+                         now=datetime.now(UTC))
+        assert row["nreg"] in [c.nreg for c in profile_query(section, lexicon).act_hints], question
