@@ -31,9 +31,14 @@ def ask(question: str) -> dict[str, object]:
 @pytest.mark.parametrize(("question", "gold"), [
     ("Хто має право на страйк для захисту своїх економічних і соціальних інтересів?", {("254к/96-ВР", "44")}),
     ("Чи може роботодавець звільнити мене, поки я на лікарняному?", {("322-08", "40")}),
+    # paraphrases: the code's rule leads, the wartime exception (2136-20 ст. 5) follows it; КЗпП ст. 38 (the
+    # employee's own notice) once led the first
+    ("Мене хочуть звільнити, а я зараз на лікарняному. Це законно?", {("322-08", "40")}),
+    ("Чи можуть звільнити мене під час лікарняного?", {("322-08", "40")}),
     # the Labour Code and the Law on Leave say it in the same words
     ("Скільки календарних днів триває щорічна основна відпустка?", {("322-08", "75"), ("504/96-ВР", "6")}),
-], ids=["strike-constitution-44", "sick-leave-kzpp-40", "annual-leave-kzpp-75"])
+], ids=["strike-constitution-44", "sick-leave-kzpp-40", "sick-leave-said-otherwise", "sick-leave-short",
+        "annual-leave-kzpp-75"])
 def test_over_the_core_acts_the_answer_leads_with_the_article_that_answers(question: str,
                                                                           gold: set[tuple[str, str]]) -> None:
     # when a user asks over the 45 core acts
