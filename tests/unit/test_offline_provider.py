@@ -259,4 +259,3 @@ def test_a_question_asking_for_a_figure_is_read_from_its_words(question: str, as
     from llm.providers.offline import _Scorer
 
     assert _Scorer(question, []).figure is asks
-
