@@ -30,7 +30,9 @@ OTHERS = [SourceBlock(f"КЗпП ст. {n}", f"k{n}", None, text) for n, text in
          "органу первинної профспілкової організації."),
     (47, "Роботодавець зобов'язаний в день звільнення видати працівникові копію наказу про звільнення."),
 )]
-SICK_LEAVE_QUESTION = "Мене звільнили, поки я був на лікарняному. Хіба роботодавець має на це право?"
+# «звільнення», not «звільнили»: the thesaurus reads the verb as the employer's initiative, whose words alone would
+# lead with the prohibition; the noun keeps the plain «розірвання трудового договору» this rule was measured with
+SICK_LEAVE_QUESTION = "Моє звільнення оформили, поки я був на лікарняному. Хіба роботодавець має на це право?"
 
 
 def answer(question: str, *blocks: SourceBlock) -> str:

@@ -135,7 +135,8 @@ def test_a_lay_phrase_counts_only_where_the_statutes_whole_phrase_stands() -> No
     assert whole > 0 and one_word == 0 and nothing == 0
 
 
-SICK_LEAVE = "Чи може роботодавець звільнити мене, поки я на лікарняному?"
+# the noun: the thesaurus reads «звільнити» as the employer's initiative, which the notice does not hold whole
+SICK_LEAVE = "Чи може роботодавець оформити моє звільнення, поки я на лікарняному?"
 NOTICE = ("Роботодавець не вправі звільнити працівника за поданою раніше заявою, якщо працівник не вимагає "
           "розірвання трудового договору.")
 PROHIBITION = ("Не допускається звільнення працівника з ініціативи роботодавця в період його тимчасової "
@@ -146,7 +147,7 @@ PROHIBITION = ("Не допускається звільнення праців�
 def test_a_lay_phrase_and_the_statutes_words_for_it_count_once(monkeypatch: pytest.MonkeyPatch, once: int) -> None:
     from llm.providers import offline
 
-    # given a question of two ideas, «звільнити» (the statute also says «розірвання трудового договору») and «на
+    # given a question of two ideas, «звільнення» (the statute also says «розірвання трудового договору») and «на
     # лікарняному» («тимчасова непрацездатність»): one sentence says the first idea both ways, one says both ideas
     monkeypatch.setattr(offline, "LAY_PHRASE_ONCE", once)
     scorer = offline._Scorer(SICK_LEAVE, [NOTICE, PROHIBITION])
