@@ -45,6 +45,14 @@ EXPANDS = [
     pytest.param("Прийшла повістка до суду", {"судовий", "виклик"}, id="court-summons"),
     pytest.param("Його засудили заочно, поки він був за кордоном", {"спеціальний", "absentia"},
                  id="convicted-in-absentia"),
+    pytest.param("Забув права вдома, а мене зупинили", {"посвідчення", "водій"}, id="licence-left-at-home"),
+    pytest.param("Ми десять років жили в цивільному шлюбі", {"проживати", "сім'я"}, id="cohabiting"),
+    pytest.param("Чи обов'язково відпрацьовувати два тижні?", {"попередивши", "письмово"}, id="two-weeks-notice"),
+    pytest.param("Поліцейський вимагає відкрити багажник", {"поверхневий", "огляд"}, id="car-boot-search"),
+    pytest.param("Тепер кажуть, що буде подвійний штраф", {"розмір", "примусовий", "виконання"}, id="double-fine"),
+    pytest.param("Я не знав, що це заборонено", {"незнання", "звільняти"}, id="did-not-know-the-law"),
+    pytest.param("Мою посаду скоротили", {"скорочення", "штат"}, id="post-cut"),
+    pytest.param("Бабуся хоче бачити онука", {"внук"}, id="grandchild-russism"),
 ]
 
 
@@ -87,6 +95,8 @@ NOT_EXPANDED = [
                  id="studying-by-correspondence-is-not-a-default-judgment"),
     pytest.param("Його засудили заочно, поки він був за кордоном", {"заочний"},
                  id="a-conviction-is-not-a-civil-default-judgment"),
+    pytest.param("Чи можна скоротити строк розгляду?", {"штат"}, id="shortening-a-time-limit-is-not-a-staff-cut"),
+    pytest.param("Я знаю, що це законно", {"незнання"}, id="knowing-without-prohibition"),
 ]
 
 
