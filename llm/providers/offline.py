@@ -17,6 +17,7 @@ from html import unescape
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
+from legaltext.named_acts import names_act
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import content_lemmas, question_lemmas
@@ -70,6 +71,12 @@ WARTIME_EXCEPTION_FACTOR = 0.5
 # prompts, first citation gold: 1 → 0.401, 0.9 → 0.405, 0.8 → 0.409, 0.6 / 0.5 / 0.4 → 0.416 (cites gold 0.634 →
 # 0.642), 0.25 → 0.416 (0.638).
 OTHER_COURT_FACTOR = 0.6
+# A question that names an act («за Конституцією», «по закону про звернення громадян») asks what that act says: when
+# the evidence holds it, the other acts' sentences weigh this much (legaltext/named_acts.py; 1 turns it off). Writer
+# replay over the dev prompts (9 questions name an act): 0.7 and 0.5 change no lead; 0.3 leads «Чи обов'язково
+# служити в армії за Конституцією?» with КУ ст. 65 instead of the military-service law (first citation gold 0.444 →
+# 0.447, cites gold 0.665 → 0.669), and two answers' details move into the named act.
+NAMED_ACT_FACTOR = 0.3
 
 
 def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
@@ -408,6 +415,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}
+    named = {ref for ref, _ in sources if names_act(question, split_ref(ref)[0])}
     header_quotable: dict[tuple[str, str], bool] = {}  # the items of one list share its opening: checked once
     quotes = []
     for i, (rank, ref, pos, s, header) in enumerate(rows):
@@ -416,6 +424,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             score *= WARTIME_EXCEPTION_FACTOR
         if ref in other_court:
             score *= OTHER_COURT_FACTOR
+        if named and ref not in named:
+            score *= NAMED_ACT_FACTOR
         if header is not None:
             if (ref, header) not in header_quotable:
                 header_quotable[ref, header] = quotable(ref, header)
@@ -444,13 +454,13 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
     chosen = [_completed(lead, quotes)]
     per_source = Counter([lead.ref])
     for q in quotes[1:]:
-        if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
-            break
         twin = next((i for i, c in enumerate(chosen) if (c.sentence, c.header) == (q.sentence, q.header)), None)
-        if twin is not None:  # the same words in another act: cited beside the first, not quoted again
-            if q.ref not in chosen[twin].refs:
+        if twin is not None:  # the same words in another act: cited beside the first, not quoted again, whatever
+            if q.ref not in chosen[twin].refs:  # weighed its act down (a court's or a named act's factor)
                 chosen[twin] = replace(chosen[twin], also=(*chosen[twin].also, q.ref))
             continue
+        if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
+            continue  # the rest are details no more, but a twin of a chosen sentence may still follow
         new_source = q.ref not in per_source
         if per_source[q.ref] >= MAX_SENTENCES_PER_SOURCE or (new_source and len(per_source) >= MAX_SOURCES):
             continue

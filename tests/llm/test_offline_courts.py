@@ -1,5 +1,6 @@
-"""The procedural codes say the same things in nearly the same words; the offline writer leads with the code whose
-court hears the question's dispute (legaltext/procedure.py)."""
+"""Which act leads the answer. The procedural codes say the same things in nearly the same words; the offline writer
+leads with the code whose court hears the question's dispute (legaltext/procedure.py). A question that names an act
+is answered from it (legaltext/named_acts.py)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,40 @@ def test_a_substantive_code_is_never_weighed_down() -> None:
     question = "Чи звільняється боржник від відповідальності, якщо не може сплатити борг?"
 
     assert first_cited(question, ADMINISTRATIVE, CIVIL, SUBSTANTIVE) == "ЦК ст. 625"
+
+
+# «Чи обов'язково служити в армії за Конституцією?»: the military-service law shares more of its words, the
+# Constitution is what the question names.
+CONSTITUTION = SourceBlock(
+    "КУ ст. 65", "u65", None,
+    "Захист Вітчизни, незалежності та територіальної цілісності України, шанування її державних символів є "
+    "обов'язком громадян України.\nГромадяни відбувають військову службу відповідно до закону.")
+SERVICE_LAW = SourceBlock(
+    "Закон «Про військовий обов'язок і військову службу» ст. 1", "m1", None,
+    "Військовий обов'язок громадян України встановлюється з метою підготовки громадян до служби в армії та "
+    "виконання військового обов'язку: служба в армії є обов'язковою для придатних до неї громадян.")
+NAMED_LABELS = {**LABELS, "КУ": "254к/96-вр", "Закон «Про військовий обов'язок і військову службу»": "2232-12"}
+
+
+def first_cited_of(question: str, *blocks: SourceBlock) -> str:
+    text = offline.compose_answer(legacy_messages(profile=PROFILE, blocks=[*blocks, *OTHERS], question=question))
+    return basis_first(find_citations(text, NAMED_LABELS))[0].article_ref
+
+
+def test_the_act_the_question_names_leads() -> None:
+    question = "Чи обов'язково служити в армії за Конституцією?"
+
+    assert first_cited_of(question, SERVICE_LAW, CONSTITUTION).startswith("КУ ст. 65")
+
+
+def test_without_a_named_act_the_words_decide() -> None:
+    question = "Чи обов'язково служити в армії?"
+
+    assert first_cited_of(question, SERVICE_LAW, CONSTITUTION).startswith("Закон «Про військовий обов'язок")
+
+
+def test_without_the_rule_the_named_act_loses_to_more_shared_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(offline, "NAMED_ACT_FACTOR", 1.0)
+
+    assert first_cited_of("Чи обов'язково служити в армії за Конституцією?", SERVICE_LAW,
+                          CONSTITUTION).startswith("Закон «Про військовий обов'язок")
