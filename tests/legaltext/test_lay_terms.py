@@ -53,6 +53,8 @@ EXPANDS = [
     pytest.param("Я не знав, що це заборонено", {"незнання", "звільняти"}, id="did-not-know-the-law"),
     pytest.param("Мою посаду скоротили", {"скорочення", "штат"}, id="post-cut"),
     pytest.param("Бабуся хоче бачити онука", {"внук"}, id="grandchild-russism"),
+    pytest.param("Мені відмовили в прийомі на роботу через вік", {"необґрунтований", "прийняття"},
+                 id="refused-a-job"),
 ]
 
 
@@ -97,6 +99,8 @@ NOT_EXPANDED = [
                  id="a-conviction-is-not-a-civil-default-judgment"),
     pytest.param("Чи можна скоротити строк розгляду?", {"штат"}, id="shortening-a-time-limit-is-not-a-staff-cut"),
     pytest.param("Я знаю, що це законно", {"незнання"}, id="knowing-without-prohibition"),
+    pytest.param("Мене взяли на роботу без оформлення", {"необґрунтований"},
+                 id="hired-is-not-refused"),  # «не» is a stopword: no entry may say «не взяли»
 ]
 
 
