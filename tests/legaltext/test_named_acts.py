@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from legaltext.named_acts import names_act
 
@@ -45,3 +47,17 @@ def test_a_question_names_the_act_of_the_label(question: str, label: str) -> Non
 @pytest.mark.parametrize(("question", "label"), NOT_NAMED)
 def test_a_question_does_not_name_the_act_of_the_label(question: str, label: str) -> None:
     assert not names_act(question, label)
+
+
+UPPER = "АБВГҐДЕЄЖЗИІЇЙКЛМНОПРСТУФХЦЧШЩЮЯ"
+
+
+@given(abbreviation=st.text(alphabet=UPPER, min_size=2, max_size=6),
+       before=st.sampled_from(["", "За ", "Що каже ", "(", "«"]), after=st.sampled_from(["", "?", " ст. 5", ",", "»"]))
+def test_an_abbreviation_written_as_a_word_names_its_act(abbreviation: str, before: str, after: str) -> None:
+    assert names_act(f"{before}{abbreviation}{after}", abbreviation)
+
+
+@given(abbreviation=st.text(alphabet=UPPER, min_size=2, max_size=6), letter=st.sampled_from(list("аоеиі")))
+def test_an_abbreviation_inside_a_longer_word_names_nothing(abbreviation: str, letter: str) -> None:
+    assert not names_act(f"Що таке {abbreviation}{letter}{abbreviation.lower()}?", abbreviation)
