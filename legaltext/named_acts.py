@@ -11,14 +11,16 @@ the word «закон».
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
-from legaltext.text import readings
+from legaltext.lexicon import GENERIC_TITLE_WORDS
+from legaltext.text import readings, words
 
-# Words that say nothing about which act is meant (the lexicon's GENERIC_TITLE_WORDS, less «закон»: a law is named
-# by «закон про …», and the word is what tells a law's title from the same words used as a topic).
-_GENERIC = frozenset({"україна", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
 LAW = "закон"
+# Words that say nothing about which act is meant, less «закон»: a law is named by «закон про …», and the word is what
+# tells a law's title from the same words used as a topic.
+_GENERIC = GENERIC_TITLE_WORDS - {LAW}
 # A law's title is named by its first words after «закон»: «закон про військовий обов'язок» names Закон «Про
 # військовий обов'язок і військову службу»; one word more would miss it, one fewer would take «закон про захист …»
 # for every «Про захист …».
@@ -42,7 +44,6 @@ CODE_NAMES: dict[str, tuple[str, ...]] = {
     "ПК": ("Податковий кодекс",),
     "МК": ("Митний кодекс",),
 }
-_WORD = re.compile(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ-]+")
 _LAW_LABEL = re.compile(r"^Закон\s+«(?P<title>.+)»$")
 # An abbreviation of two or three letters is matched as written (ЦК, not «цк»); a longer one in any case (КЗПП).
 SHORT_ABBREVIATION = 3
@@ -50,15 +51,14 @@ SHORT_ABBREVIATION = 3
 
 def _words(text: str) -> tuple[frozenset[str], ...]:
     """Every reading of each word (the analyser reads «Цивільним» as «цивільне» first), generic words left out."""
-    words = (w.strip("-'’ʼ").lower().replace("’", "'").replace("ʼ", "'") for w in _WORD.findall(text))
-    read = (frozenset(readings(w)) for w in words if w)
+    read = (frozenset(readings(w)) for w in words(text))
     return tuple(r for r in read if not r & _GENERIC)
 
 
 @lru_cache(maxsize=256)
 def _names(label: str) -> tuple[tuple[tuple[frozenset[str], ...], bool], ...]:
     """Each name of the act as (lemmas, said after «закон»)."""
-    law = _LAW_LABEL.match(label.strip())
+    law = _LAW_LABEL.match(label)
     if law:
         title = tuple(t for t in _words(law.group("title")) if LAW not in t)
         return ((title[:TITLE_WORDS], True),) if title else ()
@@ -77,14 +77,22 @@ def _holds(question: tuple[frozenset[str], ...], name: tuple[frozenset[str], ...
     return False
 
 
-def names_act(question: str, label: str) -> bool:
-    """Whether the question names the act a source's label («КУ», «Закон «Про відпустки»») stands for."""
-    label = label.strip()
+def _named(question: str, asked: tuple[frozenset[str], ...], label: str) -> bool:
     if not label:
         return False
     if " " not in label:
         flags = 0 if len(label) <= SHORT_ABBREVIATION else re.I
         if re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", question, flags):
             return True
-    asked = _words(question)
     return any(_holds(asked, name, after_law) for name, after_law in _names(label))
+
+
+def named_labels(question: str, labels: Iterable[str]) -> set[str]:
+    """The labels («КУ», «Закон «Про відпустки»») whose acts the question names; the question is read once."""
+    asked = _words(question)
+    return {label for label in labels if _named(question, asked, label.strip())}
+
+
+def names_act(question: str, label: str) -> bool:
+    """Whether the question names the act a source's label stands for."""
+    return bool(named_labels(question, [label]))

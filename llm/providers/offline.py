@@ -17,7 +17,7 @@ from html import unescape
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
-from legaltext.named_acts import names_act
+from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import content_lemmas, question_lemmas
@@ -415,7 +415,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}
-    named = {ref for ref, _ in sources if names_act(question, split_ref(ref)[0])}
+    named_acts = named_labels(question, {split_ref(ref)[0] for ref, _ in sources})
+    named = {ref for ref, _ in sources if split_ref(ref)[0] in named_acts}
     header_quotable: dict[tuple[str, str], bool] = {}  # the items of one list share its opening: checked once
     quotes = []
     for i, (rank, ref, pos, s, header) in enumerate(rows):
