@@ -12,7 +12,8 @@ from llm.providers import offline
 from pipeline.contracts import SpecialistProfile
 
 PROFILE = SpecialistProfile(slug="demo")
-LABELS = {"КАС": "2747-15", "ЦПК": "1618-15", "ЦК": "435-15"}
+LABELS = {"КАС": "2747-15", "ЦПК": "1618-15", "ЦК": "435-15", "КУ": "254к/96-вр",
+          "Закон «Про військовий обов'язок і військову службу»": "2232-12"}
 # Nearly the same sentence in two codes (КАС ст. 133 and ЦПК ст. 136 differ more in the statute): nothing in the
 # words tells them apart, only the court.
 ADMINISTRATIVE = SourceBlock(
@@ -79,28 +80,22 @@ SERVICE_LAW = SourceBlock(
     "Закон «Про військовий обов'язок і військову службу» ст. 1", "m1", None,
     "Військовий обов'язок громадян України встановлюється з метою підготовки громадян до служби в армії та "
     "виконання військового обов'язку: служба в армії є обов'язковою для придатних до неї громадян.")
-NAMED_LABELS = {**LABELS, "КУ": "254к/96-вр", "Закон «Про військовий обов'язок і військову службу»": "2232-12"}
-
-
-def first_cited_of(question: str, *blocks: SourceBlock) -> str:
-    text = offline.compose_answer(legacy_messages(profile=PROFILE, blocks=[*blocks, *OTHERS], question=question))
-    return basis_first(find_citations(text, NAMED_LABELS))[0].article_ref
 
 
 def test_the_act_the_question_names_leads() -> None:
     question = "Чи обов'язково служити в армії за Конституцією?"
 
-    assert first_cited_of(question, SERVICE_LAW, CONSTITUTION).startswith("КУ ст. 65")
+    assert first_cited(question, SERVICE_LAW, CONSTITUTION).startswith("КУ ст. 65")
 
 
 def test_without_a_named_act_the_words_decide() -> None:
     question = "Чи обов'язково служити в армії?"
 
-    assert first_cited_of(question, SERVICE_LAW, CONSTITUTION).startswith("Закон «Про військовий обов'язок")
+    assert first_cited(question, SERVICE_LAW, CONSTITUTION).startswith("Закон «Про військовий обов'язок")
 
 
 def test_without_the_rule_the_named_act_loses_to_more_shared_words(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(offline, "NAMED_ACT_FACTOR", 1.0)
 
-    assert first_cited_of("Чи обов'язково служити в армії за Конституцією?", SERVICE_LAW,
+    assert first_cited("Чи обов'язково служити в армії за Конституцією?", SERVICE_LAW,
                           CONSTITUTION).startswith("Закон «Про військовий обов'язок")
