@@ -58,6 +58,21 @@ EXPANDS = [
     pytest.param("Колишній має великий борг по аліментах", {"заборгованість"}, id="alimony-arrears"),
     pytest.param("Мене незаконно звільнили, як поновитися на роботі?", {"вимушений", "прогул"}, id="reinstatement"),
     pytest.param("Я поїхав з місця аварії, бо злякався", {"залишення"}, id="left-the-scene"),
+    pytest.param("Поліцейський вимагає показати документи", {"пред'явлення", "посвідчувати"}, id="show-your-papers"),
+    pytest.param("Чи можна заповідати квартиру сусідці?", {"заповідач", "заповіт"}, id="bequeath-verb"),
+    pytest.param("Мене побили, я зламав руку", {"тілесний", "ушкодження"}, id="broken-arm"),
+    pytest.param("Дружина взяла кредит без моєї згоди", {"подружжя", "стягнення"}, id="a-spouses-loan"),
+    pytest.param("Через тиждень відклеїлась підошва", {"недолік", "неналежний"}, id="sole-came-off"),
+    pytest.param("Скільки днів на повернення товару, купленого в інтернеті?", {"відстань", "укладений"},
+                 id="bought-online-participle"),
+    pytest.param("Дитина розбила вікно в школі", {"малолітній", "неповнолітній"}, id="damage-by-a-child"),
+    pytest.param("Батьки розлучаються. З ким залишиться дитина?", {"місце", "проживання"}, id="which-parent"),
+    pytest.param("Сусід отруїв мою собаку", {"жорстокий", "поводження"}, id="poisoned-dog"),
+    pytest.param("Колишня не віддає мої речі", {"витребування", "володіння"}, id="will-not-return-my-things"),
+    pytest.param("Мене шантажують інтимними фото", {"конфіденційний", "недоторканність"}, id="intimate-photos"),
+    pytest.param("Хімчистка зіпсувала куртку", {"послуга", "недолік"}, id="dry-cleaner"),
+    pytest.param("Під час повітряної тривоги ми в укритті", {"вина", "працівник"}, id="air-raid-alert"),
+    pytest.param("Працюю неофіційно", {"допуск", "оформлення"}, id="off-the-books"),
 ]
 
 
@@ -104,6 +119,9 @@ NOT_EXPANDED = [
     pytest.param("Я знаю, що це законно", {"незнання"}, id="knowing-without-prohibition"),
     pytest.param("Мене взяли на роботу без оформлення", {"необґрунтований"},
                  id="hired-is-not-refused"),  # «не» is a stopword: no entry may say «не взяли»
+    pytest.param("У сервісному центрі МВС не видають посвідчення", {"послуга", "гарантійний"},
+                 id="vehicle-registration-office-is-not-a-repair-shop"),
+    pytest.param("Суд розглянув позов за два місяці", {"давність"}, id="a-hearing-is-not-a-limitation-period"),
 ]
 
 
