@@ -48,10 +48,16 @@ def read_terms(path: Path) -> dict[str, str]:
 LAY_TERMS: dict[str, str] = read_terms(DATA_FILE)
 
 
+# The statute's words may give two wordings, «A | B», where acts say the thing two ways («виїзд за межі України» |
+# «залишати територію України»): the search adds the words of both, the writer looks for either whole in a sentence.
+ALTERNATIVE = "|"
+
+
 class _Entry(NamedTuple):
     key: tuple[str, ...]  # the lay phrase's lemmas, matched in order
     lemmas: tuple[str, ...]  # the statute's words as lemmas, each once (what the lexical query adds)
     words: str  # the statute's words as the thesaurus writes them (what a model reads)
+    phrases: tuple[tuple[str, ...], ...]  # each wording's lemmas: what the offline writer finds whole in a sentence
 
 
 @lru_cache(maxsize=1)
@@ -61,7 +67,9 @@ def _entries() -> tuple[_Entry, ...]:
     for lay, legal in LAY_TERMS.items():
         key = tuple(content_lemmas(lay))
         if key:
-            out.append(_Entry(key, tuple(dict.fromkeys(content_lemmas(legal))), legal))
+            wordings = [w.strip() for w in legal.split(ALTERNATIVE) if w.strip()]
+            out.append(_Entry(key, tuple(dict.fromkeys(t for w in wordings for t in content_lemmas(w))),
+                              " ".join(wordings), tuple(tuple(dict.fromkeys(content_lemmas(w))) for w in wordings)))
     return tuple(out)
 
 
@@ -124,8 +132,9 @@ def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
 
 def lay_phrases(lemmas: list[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each lay phrase the lemmas hold with the statutory phrase it stands for, both as lemmas (in the thesaurus's
-    order, each pair once): what the question said beside how the statute says it."""
-    return list(dict.fromkeys((entry.key, entry.lemmas) for entry in _matched(lemmas)))
+    order, each pair once; one pair for each wording of an entry): what the question said beside how the statute
+    says it."""
+    return list(dict.fromkeys((entry.key, phrase) for entry in _matched(lemmas) for phrase in entry.phrases))
 
 
 def expansions(lemmas: list[str]) -> list[str]:

@@ -11,7 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from legaltext import lay_terms
-from legaltext.lay_terms import DATA_FILE, LAY_TERMS, expansion_phrases, expansions, read_terms
+from legaltext.lay_terms import (
+    DATA_FILE,
+    LAY_TERMS,
+    expansion_phrases,
+    expansions,
+    lay_phrases,
+    read_terms,
+    with_statutory_words,
+)
 from legaltext.text import content_lemmas
 
 EXPANDS = [
@@ -148,6 +156,26 @@ def test_every_entry_has_words_to_match_and_words_to_add() -> None:
     assert LAY_TERMS == read_terms(DATA_FILE)
     dead = [lay for lay, legal in LAY_TERMS.items() if not content_lemmas(lay) or not content_lemmas(legal)]
     assert dead == []
+
+
+def test_two_wordings_are_searched_together_and_matched_apart() -> None:
+    # given «виїхати за кордон» → «виїзд за межі України | залишати територію України»
+    lemmas = content_lemmas("Чи можна виїхати за кордон під час війни?")
+    # then the search adds the words of both wordings
+    assert {"виїзд", "межа", "залишати", "територія"} <= set(expansions(lemmas))
+    # the writer gets each wording as its own phrase, to find whole in one sentence
+    wordings = [legal for key, legal in lay_phrases(lemmas) if key == ("виїхати", "кордон")]
+    assert wordings == [tuple(content_lemmas("виїзд за межі України")),
+                        tuple(content_lemmas("залишати територію України"))]
+    # and the model reads the words, not the separator
+    assert "|" not in with_statutory_words("Чи можна виїхати за кордон під час війни?")
+
+
+def test_every_wording_of_an_entry_has_words() -> None:
+    # then no « | » leaves an empty or stopword-only wording (it could never be found in a sentence)
+    empty = [lay for lay, legal in LAY_TERMS.items()
+             if any(not content_lemmas(w) for w in legal.split(lay_terms.ALTERNATIVE))]
+    assert empty == []
 
 
 @pytest.mark.parametrize(("text", "error"), [
