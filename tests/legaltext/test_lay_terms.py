@@ -87,6 +87,10 @@ EXPANDS = [
     pytest.param("Як оскаржити заповіт?", {"недійсний", "недійсність"}, id="contest-a-will"),
     pytest.param("Чи може держава забрати мою власність?", {"примусовий", "відчуження"}, id="state-takes-property"),
     pytest.param("Чи можуть покарати за політичні погляди?", {"переконання"}, id="political-views"),
+    pytest.param("Їхав без страховки, зупинила поліція", {"поліс", "страхування"}, id="driving-uninsured"),
+    pytest.param("Скільки можуть тримати у відділку?", {"адміністративний", "затримання"}, id="held-at-the-station"),
+    pytest.param("Чи можна не відповідати на питання поліцейського?", {"опитування", "добровільний"},
+                 id="questions-by-the-police"),
 ]
 
 
@@ -135,6 +139,7 @@ NOT_EXPANDED = [
                  id="hired-is-not-refused"),  # «не» is a stopword: no entry may say «не взяли»
     pytest.param("У сервісному центрі МВС не видають посвідчення", {"усунення", "гарантійний"},
                  id="vehicle-registration-office-is-not-a-repair-shop"),
+    pytest.param("Бригадир посилає лізти на дах без страховки", {"поліс"}, id="a-safety-rope-is-not-car-insurance"),
     pytest.param("Суд розглянув позов за два місяці", {"давність"}, id="a-hearing-is-not-a-limitation-period"),
 ]
 
