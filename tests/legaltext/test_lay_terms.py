@@ -93,6 +93,9 @@ EXPANDS = [
                  id="questions-by-the-police"),
     pytest.param("Власник продав квартиру, а я там живу за договором оренди", {"найм", "наймодавець"},
                  id="rented-flat-sold"),
+    pytest.param("Мене обманули на OLX", {"шахрайство", "обман"}, id="cheated-online"),
+    pytest.param("Він переспав з 15-річною", {"сексуальний", "характер"}, id="slept-with-a-minor"),
+    pytest.param("Чи можна самому затримати злодія?", {"законний", "право"}, id="citizens-arrest"),
 ]
 
 
