@@ -180,19 +180,6 @@ SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sent
 LAY_PHRASE_ONCE = 1
 
 
-# A statute's phrase for a lay idea is often half in the article's heading: «поширення конфіденційної інформації про
-# особу» in КК ст. 182's text, «недоторканність приватного життя» in its heading; «витребування майна» in ЦК
-# ст. 387's heading, «витребувати своє майно» in its text. Counted only whole in the sentence, such an idea never
-# counted, and the writer led with whatever shared the question's other words. Now a phrase is whole when the
-# sentence holds at least half of it and its article's heading the rest. Writer replay: 21 new lay questions
-# (eval/natural/probes.jsonl) cite a gold article 0.524 → 0.667, first 0.333 → 0.524; dev's 257 one question less
-# each (0.669 → 0.665, 0.448 → 0.444: КПК ст. 13 «недоторканність житла» before ст. 233 for a home search). A share
-# of 0.67 ties dev and keeps only a third of the gain (README "Retrieval quality", session 21). 0 reads the sentence
-# alone.
-PHRASE_IN_HEADING = 1
-PHRASE_SHARE_IN_SENTENCE = 0.5  # …at least this share of the phrase's words in the sentence itself
-
-
 def _ideas(lemmas: list[str], own: set[str]) -> list[tuple[set[str], list[tuple[str, ...]]]]:
     """Each idea of the question the thesaurus knows another wording for: its lay words (stems) and the statute's
     phrases for them, each counted only whole — «тимчасово вилучене майно» shares a word with «тимчасова
@@ -243,7 +230,7 @@ class _Scorer:
     the candidate sentences — "працівник" is in every labour article, "непрацездатності" marks the one that answers —
     and for each lay phrase the statute's whole phrase in its place."""
 
-    def __init__(self, question: str, sentences: list[str], headings: Sequence[str | None] = ()) -> None:
+    def __init__(self, question: str, sentences: list[str]) -> None:
         own = question_lemmas(question)
         modal = bool(MODAL_IDEA) and _asks_if_allowed(question)
         if modal:
@@ -254,12 +241,6 @@ class _Scorer:
         # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
         # every article of its code: its words would weigh the longest offences, not the one asked about
         self.lemmas = [{_unit(t) for t in content_lemmas(s if SANCTION_WORDS else conduct(s))} for s in sentences]
-        of = list(headings) if PHRASE_IN_HEADING and headings else [None] * len(sentences)
-        titles: dict[str | None, set[str]] = {None: set()}  # a source's sentences share its heading: read once
-        for h in of:
-            if h not in titles:
-                titles[h] = {_unit(t) for t in content_lemmas(h or "")}
-        self.titles = [titles[h] for h in of]
         n = len(sentences) or 1
         # an idea's lay words are the question's own: only its phrases add words to weigh
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}
@@ -273,11 +254,8 @@ class _Scorer:
         held = self.lemmas[i]
         matched = held & self.own
         value = sum(self.idf[t] for t in matched)
-        titled = held | self.titles[i]
         for said, phrases in self.ideas:
-            # whole in the sentence read under its article's heading, yet said in part by the sentence itself
-            whole = [p for p in phrases
-                     if titled.issuperset(p) and len(held.intersection(p)) >= PHRASE_SHARE_IN_SENTENCE * len(p)]
+            whole = [p for p in phrases if held.issuperset(p)]
             if not whole:
                 continue
             if LAY_PHRASE_ONCE:  # an idea said both ways counts once: the lay words, or the phrase in their place
@@ -432,7 +410,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             if form is not None:
                 rows.append((rank, ref, pos, form, header))
     sentences = [s for *_, s, _ in rows]
-    scorer = _Scorer(question, sentences, [headed[rank][2] for rank, *_ in rows])
+    scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
