@@ -68,8 +68,8 @@ def _entries() -> tuple[_Entry, ...]:
         key = tuple(content_lemmas(lay))
         if key:
             wordings = [w.strip() for w in legal.split(ALTERNATIVE) if w.strip()]
-            out.append(_Entry(key, tuple(dict.fromkeys(t for w in wordings for t in content_lemmas(w))),
-                              " ".join(wordings), tuple(tuple(dict.fromkeys(content_lemmas(w))) for w in wordings)))
+            phrases = tuple(tuple(dict.fromkeys(content_lemmas(w))) for w in wordings)  # each wording read once
+            out.append(_Entry(key, tuple(dict.fromkeys(t for p in phrases for t in p)), " ".join(wordings), phrases))
     return tuple(out)
 
 

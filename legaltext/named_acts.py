@@ -91,8 +91,3 @@ def named_labels(question: str, labels: Iterable[str]) -> set[str]:
     """The labels («КУ», «Закон «Про відпустки»») whose acts the question names; the question is read once."""
     asked = _words(question)
     return {label for label in labels if _named(question, asked, label.strip())}
-
-
-def names_act(question: str, label: str) -> bool:
-    """Whether the question names the act a source's label stands for."""
-    return bool(named_labels(question, [label]))
