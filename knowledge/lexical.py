@@ -83,7 +83,7 @@ def question_vector(text: str, expansion_weight: float | None = None) -> Sparse:
     read = content_readings(text, question=True)
     lemmas = [r[0] for r in read]  # question_lemmas, from the one reading of the question
     expansion_weight = EXPANSION_WEIGHT if expansion_weight is None else expansion_weight
-    added = [*expansions(lemmas), *(n for t in lemmas for n in verbal_nouns(t))]
+    added = [*expansions(lemmas, read), *(n for t in lemmas for n in verbal_nouns(t))]
     weights = {term_id(t): expansion_weight for t in added} if expansion_weight > 0 else {}
     weights.update({term_id(t): 1.0 for t in lemmas})
     return _to_sparse(_with_readings(weights, read))

@@ -14,12 +14,13 @@ questions. Keep each entry a true equivalence: a wrong expansion pulls every que
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from legaltext.text import content_lemmas
+from legaltext.text import content_lemmas, content_readings
 
 EXPANSION_WEIGHT = 0.5  # an added statutory word counts half a word the user typed
 
@@ -93,51 +94,64 @@ def _by_lemma() -> dict[str, tuple[tuple[int, _Entry], ...]]:
     return {lemma: tuple(entries) for lemma, entries in index.items()}
 
 
-def _holds(lemmas: list[str], key: tuple[str, ...]) -> bool:
-    """Every lemma of ``key`` within one window of ``len(key) + PHRASE_SLACK`` of ``lemmas``, in any order."""
+def _holds(slots: Sequence[AbstractSet[str]], key: tuple[str, ...]) -> bool:
+    """Every lemma of ``key`` within one window of ``len(key) + PHRASE_SLACK`` words, in any order; each word stands
+    for any of its readings (``slots``)."""
     need, span = set(key), len(key) + PHRASE_SLACK
-    return any(lemma in need and need.issubset(lemmas[i:i + span]) for i, lemma in enumerate(lemmas))
+    return any(slot & need and need <= set().union(*slots[i:i + span]) for i, slot in enumerate(slots))
 
 
-def _matched(lemmas: list[str]) -> Iterator[_Entry]:
-    """The entries whose lay phrase the lemmas hold (``_holds``); in the thesaurus's order, each once."""
+def _slots(lemmas: list[str], readings: Sequence[tuple[str, ...]] | None) -> list[AbstractSet[str]]:
+    """Each word of the question as the lemmas it may be: all its readings when given (the analyser reads «забрала»
+    as the noun «забрало» first, «забрати» second), else its one lemma."""
+    if readings is None:
+        return [{lemma} for lemma in lemmas]
+    return [set(read) | {lemma} for lemma, read in zip(lemmas, readings, strict=True)]
+
+
+def _matched(lemmas: list[str], readings: Sequence[tuple[str, ...]] | None = None) -> Iterator[_Entry]:
+    """The entries whose lay phrase the question's words hold (``_holds``); in the thesaurus's order, each once."""
     by_lemma = _by_lemma()
+    slots = _slots(lemmas, readings)
     found: dict[int, _Entry] = {}
-    for lemma in dict.fromkeys(lemmas):
+    for lemma in dict.fromkeys(t for slot in slots for t in slot):
         for place, entry in by_lemma.get(lemma, ()):
-            if place not in found and _holds(lemmas, entry.key):
+            if place not in found and _holds(slots, entry.key):
                 found[place] = entry
     for place in sorted(found):
         yield found[place]
 
 
-def statutory_words(lemmas: list[str]) -> list[str]:
+def statutory_words(lemmas: list[str], readings: Sequence[tuple[str, ...]] | None = None) -> list[str]:
     """The statute's words, as the thesaurus writes them, for each lay phrase the lemmas hold (in the thesaurus's
     order, each once)."""
-    return list(dict.fromkeys(entry.words for entry in _matched(lemmas)))
+    return list(dict.fromkeys(entry.words for entry in _matched(lemmas, readings)))
 
 
 def with_statutory_words(question: str) -> str:
     """The question as the meaning model reads it (U4's meaning rerank, the offline writer): with the statute's words
     for its lay phrases in parentheses — e5 knows «лікарняний» no better than the words do."""
-    legal = statutory_words(content_lemmas(question))
+    read = content_readings(question)
+    legal = statutory_words([r[0] for r in read], read)
     return f"{question} ({'; '.join(legal)})" if legal else question
 
 
-def expansion_phrases(lemmas: list[str]) -> list[tuple[str, ...]]:
+def expansion_phrases(lemmas: list[str],
+                      readings: Sequence[tuple[str, ...]] | None = None) -> list[tuple[str, ...]]:
     """The statutory phrases (lemmas in order) that the question's lay phrases stand for (in the thesaurus's
     order, each once)."""
-    return list(dict.fromkeys(entry.lemmas for entry in _matched(lemmas)))
+    return list(dict.fromkeys(entry.lemmas for entry in _matched(lemmas, readings)))
 
 
-def lay_phrases(lemmas: list[str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def lay_phrases(lemmas: list[str], readings: Sequence[tuple[str, ...]] | None = None,
+                ) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """Each lay phrase the lemmas hold with the statutory phrase it stands for, both as lemmas (in the thesaurus's
     order, each pair once; one pair for each wording of an entry): what the question said beside how the statute
     says it."""
-    return list(dict.fromkeys((entry.key, phrase) for entry in _matched(lemmas) for phrase in entry.phrases))
+    return list(dict.fromkeys((entry.key, phrase) for entry in _matched(lemmas, readings) for phrase in entry.phrases))
 
 
-def expansions(lemmas: list[str]) -> list[str]:
+def expansions(lemmas: list[str], readings: Sequence[tuple[str, ...]] | None = None) -> list[str]:
     """The statutory lemmas that the question's lay phrases stand for, not already among its own lemmas."""
     own = set(lemmas)
-    return list(dict.fromkeys(t for phrase in expansion_phrases(lemmas) for t in phrase if t not in own))
+    return list(dict.fromkeys(t for phrase in expansion_phrases(lemmas, readings) for t in phrase if t not in own))

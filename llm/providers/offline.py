@@ -20,7 +20,7 @@ from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
-from legaltext.text import content_lemmas, question_lemmas
+from legaltext.text import content_lemmas, content_readings, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
@@ -180,12 +180,13 @@ SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sent
 LAY_PHRASE_ONCE = 1
 
 
-def _ideas(lemmas: list[str], own: set[str]) -> list[tuple[set[str], list[tuple[str, ...]]]]:
+def _ideas(lemmas: list[str], own: set[str],
+           readings: list[tuple[str, ...]] | None = None) -> list[tuple[set[str], list[tuple[str, ...]]]]:
     """Each idea of the question the thesaurus knows another wording for: its lay words (stems) and the statute's
     phrases for them, each counted only whole — «тимчасово вилучене майно» shares a word with «тимчасова
     непрацездатність», not a meaning. Lay phrases sharing a word are one idea, their phrases alternatives."""
     ideas: list[tuple[set[str], list[tuple[str, ...]]]] = []
-    for key, legal in lay_phrases(lemmas):
+    for key, legal in lay_phrases(lemmas, readings):
         said = {_unit(t) for t in key}
         phrase = tuple(dict.fromkeys(u for u in (_unit(t) for t in legal) if u not in own))
         if not phrase:
@@ -231,12 +232,13 @@ class _Scorer:
     and for each lay phrase the statute's whole phrase in its place."""
 
     def __init__(self, question: str, sentences: list[str]) -> None:
-        own = question_lemmas(question)
+        read = content_readings(question, question=True)  # each word's readings: a lay phrase may need its second
         modal = bool(MODAL_IDEA) and _asks_if_allowed(question)
         if modal:
-            own = [t for t in own if t not in _MODAL_LEMMAS]
+            read = [r for r in read if r[0] not in _MODAL_LEMMAS]
+        own = [r[0] for r in read]
         self.own = {_unit(t) for t in own}
-        self.ideas = _ideas(own, self.own)
+        self.ideas = _ideas(own, self.own, read)
         self.figure = bool(_FIGURE_ASKED.search(question))
         # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
         # every article of its code: its words would weigh the longest offences, not the one asked about
