@@ -154,6 +154,17 @@ EXPANDS = [
     pytest.param("Мене звільняють, бо я прийшов на роботу напідпитку", {"поява", "нетверезий"}, id="tipsy-at-work"),
     pytest.param("Мені нав'язали страховку", {"агресивний"}, id="pushed-on-me-perfective"),
     pytest.param("Магазин не приймає оплату карткою", {"обмежувати", "безготівковий"}, id="card-refused"),
+    pytest.param("Поліцейський хоче оглянути мій рюкзак", {"поверхневий", "перевірка"}, id="bag-search"),
+    pytest.param("Я не встиг оскаржити штраф за десять днів", {"поважний", "причина"}, id="missed-the-deadline"),
+    pytest.param("Брат не дає поділити будинок", {"частковий", "поділ"}, id="dividing-a-house"),
+    pytest.param("Поліція не відкриває справу", {"реєстр", "досудовий"}, id="police-wont-open-a-case"),
+    pytest.param("Свідок збрехав у суді", {"неправдивий", "показання"}, id="witness-lied"),
+    pytest.param("Скільки платять військовим?", {"грошовий", "забезпечення"}, id="soldiers-pay"),
+    pytest.param("Я запізнився з прийняттям спадщини", {"пропустити", "строк"}, id="late-for-the-inheritance"),
+    pytest.param("Квартира згоріла з вини сусіда", {"завданий", "шкода"}, id="neighbours-fault"),
+    pytest.param("Таксі запізнилося, я не встиг на потяг", {"перевізник", "пасажир"}, id="late-taxi"),
+    pytest.param("Отруївся продуктами з магазину", {"недолік", "товар"}, id="food-poisoning"),
+    pytest.param("Сусід будує сарай біля самої межі сусіда", {"добросусідство"}, id="neighbours-boundary"),
 ]
 
 
@@ -214,6 +225,8 @@ NOT_EXPANDED = [
                  id="taking-a-child-abroad-is-not-selling-property"),
     pytest.param("Роботодавець не виплатив зарплату, як стягнути з роботодавця?", {"матеріальний"},
                  id="suing-the-employer-is-not-employee-liability"),
+    pytest.param("Отруїлася чадним газом у квартирі", {"недолік"}, id="gas-poisoning-is-not-a-faulty-product"),
+    pytest.param("Суд відкрив провадження у справі", {"реєстр"}, id="a-civil-case-opened-is-not-a-criminal-one"),
 ]
 
 
