@@ -165,6 +165,15 @@ EXPANDS = [
     pytest.param("Таксі запізнилося, я не встиг на потяг", {"перевізник", "пасажир"}, id="late-taxi"),
     pytest.param("Отруївся продуктами з магазину", {"недолік", "товар"}, id="food-poisoning"),
     pytest.param("Сусід будує сарай біля самої межі сусіда", {"добросусідство"}, id="neighbours-boundary"),
+    pytest.param("Чи можуть на роботі читати мою пошту?", {"таємниця", "листування"}, id="reading-my-mail"),
+    pytest.param("Колишній приховує доходи від аліментів", {"грошовий", "розмір"}, id="hidden-income"),
+    pytest.param("Бабуся хоче оформити опіку над онуком", {"опікун", "піклувальник"}, id="guardianship"),
+    pytest.param("Начальник не відпускає на похорон бабусі", {"смерть", "рідні"}, id="leave-for-a-funeral"),
+    pytest.param("Чи можна дитині 14 років працювати на канікулах?", {"чотирнадцятирічний", "навчання"},
+                 id="teenager-on-holiday-job"),
+    pytest.param("Мене оформили на пів ставки", {"неповний", "робочий"}, id="half-time"),
+    pytest.param("З мене тримають з зарплати за форму", {"відрахування"}, id="deducted-from-pay"),
+    pytest.param("Мені дали догану, як її оскаржити?", {"спора", "зняття"}, id="appeal-a-reprimand"),
 ]
 
 
@@ -227,6 +236,8 @@ NOT_EXPANDED = [
                  id="suing-the-employer-is-not-employee-liability"),
     pytest.param("Отруїлася чадним газом у квартирі", {"недолік"}, id="gas-poisoning-is-not-a-faulty-product"),
     pytest.param("Суд відкрив провадження у справі", {"реєстр"}, id="a-civil-case-opened-is-not-a-criminal-one"),
+    pytest.param("Фірма приховує доходи від податкової", {"грошовий", "розмір"}, id="hidden-income-from-tax"),
+    pytest.param("Чоловік не платить аліменти на дитину", {"трьох", "три"}, id="alimony-is-not-spousal-support"),
 ]
 
 
