@@ -269,6 +269,15 @@ def test_a_phrase_of_several_words_expands_only_as_a_whole() -> None:
     assert ("виїзд", "дитина", "межа") not in apart
 
 
+def test_phrases_that_read_alike_say_the_same_statute_words() -> None:
+    # A stopword inside a phrase drops out: «аліменти на себе» read as «аліменти» and gave every alimony question
+    # the spouse's maintenance. Two phrases that read alike fire together, so they must not say different things.
+    by_key: dict[frozenset[str], set[str]] = {}
+    for lay, legal in LAY_TERMS.items():
+        by_key.setdefault(frozenset(content_lemmas(lay)), set()).add(legal)
+    assert {tuple(sorted(k)): v for k, v in by_key.items() if len(v) > 1} == {}
+
+
 def test_every_entry_has_words_to_match_and_words_to_add() -> None:
     # then no entry is dead: a phrase of stopwords or two-letter words never matches anything
     assert LAY_TERMS == read_terms(DATA_FILE)
