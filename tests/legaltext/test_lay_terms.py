@@ -174,6 +174,8 @@ EXPANDS = [
     pytest.param("Мене оформили на пів ставки", {"неповний", "робочий"}, id="half-time"),
     pytest.param("З мене тримають з зарплати за форму", {"відрахування"}, id="deducted-from-pay"),
     pytest.param("Мені дали догану, як її оскаржити?", {"спора", "зняття"}, id="appeal-a-reprimand"),
+    pytest.param("Дитину цькують у школі", {"булінг", "освітній"}, id="bullied-at-school"),
+    pytest.param("Сусід завів собаку, яка гавкає всю ніч", {"шум"}, id="barking-dog"),
 ]
 
 
