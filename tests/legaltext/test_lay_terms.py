@@ -176,6 +176,10 @@ EXPANDS = [
     pytest.param("Мені дали догану, як її оскаржити?", {"спора", "зняття"}, id="appeal-a-reprimand"),
     pytest.param("Дитину цькують у школі", {"булінг", "освітній"}, id="bullied-at-school"),
     pytest.param("Сусід завів собаку, яка гавкає всю ніч", {"шум"}, id="barking-dog"),
+    pytest.param("Чи можна помиритися з сусідом, поки справа в суді?", {"мировий", "угода"}, id="settle-in-court"),
+    pytest.param("Орендар зіпсував меблі", {"погіршення", "наймач"}, id="tenant-damage"),
+    pytest.param("Хтось подряпав мою машину на стоянці", {"зберігання", "автотранспортний"}, id="car-park"),
+    pytest.param("Собака вкусила дитину", {"бійцівський", "небезпека"}, id="dog-bite"),
 ]
 
 
@@ -240,6 +244,8 @@ NOT_EXPANDED = [
     pytest.param("Суд відкрив провадження у справі", {"реєстр"}, id="a-civil-case-opened-is-not-a-criminal-one"),
     pytest.param("Фірма приховує доходи від податкової", {"грошовий", "розмір"}, id="hidden-income-from-tax"),
     pytest.param("Чоловік не платить аліменти на дитину", {"трьох", "три"}, id="alimony-is-not-spousal-support"),
+    pytest.param("Чоловік з дружиною хочуть помиритися після сварки", {"мировий"},
+                 id="spouses-reconciling-is-not-a-settlement"),
 ]
 
 
