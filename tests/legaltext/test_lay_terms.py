@@ -180,6 +180,13 @@ EXPANDS = [
     pytest.param("Орендар зіпсував меблі", {"погіршення", "наймач"}, id="tenant-damage"),
     pytest.param("Хтось подряпав мою машину на стоянці", {"зберігання", "автотранспортний"}, id="car-park"),
     pytest.param("Собака вкусила дитину", {"бійцівський", "небезпека"}, id="dog-bite"),
+    pytest.param("У кафе не беруть картку", {"безготівковий", "обмежувати"}, id="card-not-taken"),
+    pytest.param("Бригадир вимагає віддавати йому частину зарплати", {"посередник", "розпоряджатися"},
+                 id="kickback-from-pay"),
+    pytest.param("На мене напали, чи можу я дати відсіч?", {"оборона", "захищати"}, id="fight-back"),
+    pytest.param("Мені дали догану без пояснень", {"зажадати", "письмовий"}, id="reprimand-without-hearing"),
+    pytest.param("Орендодавець заходить в квартиру, коли мене немає", {"недоторканність", "проникнення"},
+                 id="landlord-enters"),
 ]
 
 
@@ -246,6 +253,7 @@ NOT_EXPANDED = [
     pytest.param("Чоловік не платить аліменти на дитину", {"трьох", "три"}, id="alimony-is-not-spousal-support"),
     pytest.param("Чоловік з дружиною хочуть помиритися після сварки", {"мировий"},
                  id="spouses-reconciling-is-not-a-settlement"),
+    pytest.param("Брат забрав мою банківську картку", {"безготівковий"}, id="a-brother-is-not-taking-cards"),
 ]
 
 
