@@ -194,6 +194,9 @@ EXPANDS = [
     pytest.param("Чи можна нараховувати пеню за рік?", {"санкція", "шість"}, id="penalty-interest"),
     pytest.param("З братом жити разом неможливо, він трощить меблі", {"виселення", "проживання"},
                  id="impossible-to-live-together"),
+    pytest.param("Хто оголошує мобілізацію?", {"частковий", "загальний"}, id="who-declares-mobilisation"),
+    pytest.param("Держава хоче забрати мою землю під дорогу", {"приватний", "примусовий", "викуп"},
+                 id="land-taken-for-a-road"),
 ]
 
 
