@@ -181,7 +181,7 @@ LAY_PHRASE_ONCE = 1
 
 
 def _ideas(lemmas: list[str], own: set[str],
-           readings: list[tuple[str, ...]] | None = None) -> list[tuple[set[str], list[tuple[str, ...]]]]:
+           readings: list[tuple[str, ...]]) -> list[tuple[set[str], list[tuple[str, ...]]]]:
     """Each idea of the question the thesaurus knows another wording for: its lay words (stems) and the statute's
     phrases for them, each counted only whole — «тимчасово вилучене майно» shares a word with «тимчасова
     непрацездатність», not a meaning. Lay phrases sharing a word are one idea, their phrases alternatives."""
