@@ -105,6 +105,7 @@ bench: install $(VENV)/.prod-installed
 	BENCH_DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_API_BROKER_URL=$(BENCH_API_BROKER_URL) \
 	  $(BIN)/python bench/api_throughput.py --seconds $${BENCH_API_SECONDS:-10}
 	$(BIN)/python bench/u9_assembly.py
+	$(BIN)/python bench/e5_engines.py
 
 # The pinned files name packages only: no index URL and no --find-links line from this machine's pip configuration.
 requirements: install-dev

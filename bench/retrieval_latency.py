@@ -97,6 +97,8 @@ def main() -> int:
     import django
 
     django.setup()
+    from django.conf import settings
+
     from engine.ports import QdrantSearchPort
     from knowledge import index
     from knowledge.eval import read_cases
@@ -120,7 +122,8 @@ def main() -> int:
         result: dict[str, object] = {
             "points": points, "questions": len(plans), "samples": len(timings),
             "backend": port.backend,
-            "embed_model": QdrantSearchPort().embed_model, "busy_core": bool(busy),
+            "embed_model": QdrantSearchPort().embed_model, "e5_engine": settings.E5_ENGINE,
+            "busy_core": bool(busy),
             "u4_p50_ms": round(statistics.median(timings), 1), "u4_p95_ms": round(percentile(timings, 0.95), 1),
             "u2_u3_p50_ms": round(statistics.median(profile_ms), 1),
             "open_s": round(open_s, 1), "first_query_s": round(warm_s, 1),
