@@ -66,6 +66,15 @@ def test_a_text_longer_than_the_window_is_read_in_windows_as_the_engine_reads_it
     assert float(first_window_only @ theirs) < float(ours @ theirs)
 
 
+def test_a_texts_vector_does_not_depend_on_what_it_is_batched_with(engines: tuple[OnnxE5, object]) -> None:
+    onnx, _ = engines
+    short, longer = "Працівник має право", TEXTS[1] * 3
+    alone = onnx.encode([short], query=False)[0]
+    beside = onnx.encode([longer, short, LONG], query=False)
+    assert float(alone @ beside[1]) >= 0.99999
+    assert float(beside[0] @ onnx.encode([longer], query=False)[0]) >= 0.99999
+
+
 TEXT_CHARS = st.sampled_from([*"абвгґдеєжзиіїйклмнопрстуфхцчшщьюяАБВЇЄҐ'’ʼ-.,:;!?()«»\"0123456789 \t\nabcXYZé€№ё",
                               "🙂", "漢", "\u00a0", "\u2003", "ﬁ", "Ⅻ"])
 
