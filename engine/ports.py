@@ -109,14 +109,25 @@ class QdrantSearchPort:
         return index.meaning_search(index.get_client(), self.collection, vector=self._vector(query),
                                     chunk_keys=chunk_keys)
 
-    def meaning_search(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+    def meaning_search(self, query: str, act_nregs: list[str], limit: int, among: list[str] | None = None) -> Ranked:
+        """The articles whose best sentence comes closest to the question. Every article's sentences are scanned
+        (exact MaxSim) while the index holds at most MEANING_SCAN_MAX_POINTS points; a larger index is searched
+        among the listed first chunks only (README, "Speed")."""
         acts = [a.lower() for a in act_nregs]
+        within = list(among or []) if self._sentence_scan_bounded else []
+        if self._sentence_scan_bounded and not within:
+            return []
         if self.shards:
-            return _ranked(self._local().sentence_search(self._vector(query), acts, limit))
+            return _ranked(self._local().sentence_search(self._vector(query), acts, limit, among=within))
         if not self._has_sentences:
             return []
         return _ranked(index.sentence_search(index.get_client(), self.collection, vector=self._vector(query),
-                                             act_keys=acts, limit=limit))
+                                             act_keys=acts, limit=limit, among=within or None))
+
+    @cached_property
+    def _sentence_scan_bounded(self) -> bool:
+        points = self._local().points() if self.shards else index.count(index.get_client(), self.collection)
+        return points > settings.MEANING_SCAN_MAX_POINTS
 
     @cached_property
     def _has_sentences(self) -> bool:

@@ -175,9 +175,14 @@ def meaning_search(client: QdrantClient, name: str, *, vector: list[float],
 
 
 def sentence_search(client: QdrantClient, name: str, *, vector: list[float], act_keys: list[str],
-                    limit: int) -> list[tuple[dict[str, Any], float]]:
-    """The ``limit`` articles (their first chunks) within the acts whose best sentence comes closest to ``vector``."""
-    result = client.query_points(name, query=[vector], using=SENTENCES, query_filter=_act_filter(act_keys),
+                    limit: int, among: list[str] | None = None) -> list[tuple[dict[str, Any], float]]:
+    """The ``limit`` articles (their first chunks) within the acts — and among the listed first chunks, if any —
+    whose best sentence comes closest to ``vector``."""
+    query_filter = _act_filter(act_keys)
+    if among:
+        ids = models.HasIdCondition(has_id=[point_id(k) for k in among])
+        query_filter = models.Filter(must=[ids] if query_filter is None else [query_filter, ids])
+    result = client.query_points(name, query=[vector], using=SENTENCES, query_filter=query_filter,
                                  limit=limit, with_payload=True)
     return [(dict(p.payload or {}), float(p.score)) for p in result.points]
 

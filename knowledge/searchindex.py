@@ -90,10 +90,17 @@ class LocalSearchIndex(_ShardSearch):
     def heading_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.HEADING, sparse, act_keys, limit)
 
-    def sentence_search(self, vector: Sequence[float], act_keys: list[str], limit: int) -> Scored:
-        """The articles (their first chunks, which carry index.SENTENCES) within the acts whose best sentence comes
-        closest to ``vector``: exact MaxSim, as the local mode scores it."""
-        return self._nearest(index.SENTENCES, [[float(x) for x in vector]], act_keys, limit, exact=True, by_act=True)
+    def sentence_search(self, vector: Sequence[float], act_keys: list[str], limit: int,
+                        among: Sequence[str] = ()) -> Scored:
+        """The articles (their first chunks, which carry index.SENTENCES) within the acts — and among the listed
+        first chunks, if any — whose best sentence comes closest to ``vector``: exact MaxSim, as the local mode
+        scores it."""
+        must = [qe.HasIdCondition({index.point_id(k) for k in among})] if among else []
+        return self._nearest(index.SENTENCES, [[float(x) for x in vector]], act_keys, limit, exact=True, by_act=True,
+                             must=must)
+
+    def points(self) -> int:
+        return self.shard.engine.info().points_count if self.shard else 0
 
     def meaning(self, vector: Sequence[float], chunk_keys: list[str]) -> dict[str, float]:
         """Each listed chunk's best sentence cosine with ``vector`` (index.SENTENCES, on an article's first chunk);

@@ -122,9 +122,10 @@ class SearchPort(Protocol):
         """The listed chunks that share a word with the question, best BM25 first (keys of no chunk find nothing)."""
         ...
 
-    def meaning_search(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+    def meaning_search(self, query: str, act_nregs: list[str], limit: int, among: list[str]) -> Ranked:
         """The articles (their first chunks) whose best sentence comes closest to the query, best first; an index
-        without sentence vectors answers none."""
+        without sentence vectors answers none. ``among``: first chunks an index too large to scan whole searches
+        within (the other lists' articles)."""
         ...
 
 
@@ -231,7 +232,10 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     asked = with_statutory_words(step.query)
     dense = port.dense(asked, step.act_filter, pool)
     lexical = port.lexical(step.query, step.act_filter, pool)
-    sentences = port.meaning_search(asked, step.act_filter, pool) if MEANING_LIST_WEIGHT else []
+    # past MEANING_SCAN_MAX_POINTS the sentences' list is searched among the two other lists' articles only
+    # (eval/natural dev on the core index, forced: hit@10 0.852 -> 0.844, hit@1 / hit@3 as before; README "Speed")
+    among = list(dict.fromkeys(first_chunk_key(p["chunk_key"]) for p, _ in [*dense, *lexical]))
+    sentences = port.meaning_search(asked, step.act_filter, pool, among) if MEANING_LIST_WEIGHT else []
     fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,

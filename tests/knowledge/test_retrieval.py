@@ -69,6 +69,26 @@ def test_the_sentence_search_ranks_articles_by_their_best_sentence_in_both_backe
     assert not acts or {p["act_nreg"].lower() for p, _ in got} == set(acts)
 
 
+def test_past_the_scan_bound_the_sentences_are_searched_among_the_other_lists_articles(
+        lldbi_index: dict[str, int], settings: Any) -> None:
+    question = "Чи обов'язково укладати трудовий договір у письмовій формі?"
+    edge, server = QdrantSearchPort(backend="edge"), QdrantSearchPort(backend="qdrant")
+    whole = edge.meaning_search(question, [], 8)
+    among = [p["chunk_key"] for p, _ in whole[5:]] + ["322-08#st36#c0"]
+    # the scan is whole while the index is within the bound, whatever is listed
+    assert [p["chunk_key"] for p, _ in edge.meaning_search(question, [], 8, among)] == [
+        p["chunk_key"] for p, _ in whole]
+    # given an index larger than the bound (here: any)
+    settings.MEANING_SCAN_MAX_POINTS = 0
+    edge, server = QdrantSearchPort(backend="edge"), QdrantSearchPort(backend="qdrant")
+    got, want = edge.meaning_search(question, [], 8, among), server.meaning_search(question, [], 8, among)
+    # then only the listed articles are scored, by the same MaxSim as the whole scan, in both backends
+    assert {p["chunk_key"] for p, _ in got} == {p["chunk_key"] for p, _ in want} == set(among)
+    scores = {p["chunk_key"]: s for p, s in whole}
+    assert all(s == pytest.approx(scores[p["chunk_key"]], abs=1e-6) for p, s in got if p["chunk_key"] in scores)
+    assert edge.meaning_search(question, [], 8, []) == []
+
+
 def test_a_hybrid_step_fuses_the_sentences_list_with_the_two_others(lldbi_index: dict[str, int]) -> None:
     question = "Скільки днів відпустки мені дадуть за перший рік роботи?"
     plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=question, limit=8)], channels=["lldbi_chunks"],
