@@ -34,7 +34,6 @@ MAGIC = b"E5S1"
 BLOCK = 32  # values per 4-bit block (Q4_0) and per int8 activation block
 _F32, _Q4 = 0, 1
 _Q4_BYTES = 18  # a block: fp16 scale + 16 bytes of nibbles
-META = "\u2581"  # SentencePiece's metaspace
 OPSET = 21
 INT8_ACTIVATIONS = 4  # MatMulNBits accuracy_level: int8 activations, the C engine's arithmetic
 PARALLEL_MIN_TEXTS = 8  # a call with this many texts runs them on parallel one-thread workers (OnnxE5.encode)
