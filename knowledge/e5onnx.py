@@ -266,7 +266,12 @@ class OnnxE5:
         self._token_type = weights.f32("emb.type")[: self.dim]
         self._graph = stored.get("onnx", lambda: _graph(weights))
         self._threads = threads
-        self._session = _session(self._graph, threads)
+        try:
+            self._session = _session(self._graph, threads)
+        except Exception:  # ORT raises its own types (InvalidProtobuf, Fail): a damaged stored graph, rebuilt once
+            logger.warning("stored e5 graph unreadable, rebuilt", exc_info=True)
+            self._graph = stored.get("onnx", lambda: _graph(weights), fresh=True)
+            self._session = _session(self._graph, threads)
         self._single: Any = None  # a one-thread session that `threads` workers share, made for the first long call
         self._lock = threading.Lock()
 
@@ -353,14 +358,16 @@ class _Stored:
         self._dir = graph_dir
         self._stem = f"{model_path.stem}-{stat.st_size}-{stat.st_mtime_ns}-v{GRAPH_VERSION}"
 
-    def get(self, suffix: str, build: Callable[[], bytes]) -> bytes:
+    def get(self, suffix: str, build: Callable[[], bytes], *, fresh: bool = False) -> bytes:
+        """The stored bytes, or ``build()``'s, stored for the next process (``fresh``: build and replace them)."""
         if self._dir is None:
             return build()
         path = self._dir / f"{self._stem}.{suffix}"
-        try:
-            return path.read_bytes()
-        except OSError:
-            pass
+        if not fresh:
+            try:
+                return path.read_bytes()
+            except OSError:
+                pass
         data = build()
         try:
             self._dir.mkdir(parents=True, exist_ok=True)

