@@ -26,7 +26,8 @@ CONTRACT = ("Договір оренди квартири № 7.\nОрендар
             "За прострочення оплати орендар сплачує штраф у розмірі 5 відсотків від суми боргу за кожен день.\n"
             "Договір діє дванадцять місяців.")
 QUESTION = "Що в моєму договорі сказано про штраф за прострочення оплати?"
-RUNS = 8  # enough that both workers take U7 tasks: each holds one unacknowledged task at a time (prefetch 1)
+RUNS = 8  # a batch: both workers take U7 tasks when both are warm (each holds one unacknowledged task: prefetch 1)
+MAX_BATCHES = 3
 POLL_TIMEOUT_S = 240
 # The engine's own limits, not test_faults' small ones: a worker's first U4 loads the embedder, its first U10 too
 # (the offline writer's sentence meaning, on as by default).
@@ -79,20 +80,27 @@ def test_two_retrieval_workers_serve_runs_that_search_the_users_document(two_ret
         assert created.status_code == 202, created.text
         return str(created.json()["id"])
 
-    with ThreadPoolExecutor(4) as pool:
-        run_ids = list(pool.map(post, range(RUNS)))
-    runs = [_wait(client, f"/api/v1/runs/{i}", {"done", "failed", "cancelled", "awaiting_clarification"},
-                  cluster.logs_tail()) for i in run_ids]
-
-    for run in runs:
-        assert run["status"] == "done", (run, cluster.logs_tail())
-        docs = [e for e in run["evidence"] if e["source"] == "doc"]
-        assert docs and docs[0]["label"] == "doc:договір.txt#1" and docs[0]["article_ref"] is None, run["evidence"]
-        assert "штраф у розмірі 5 відсотків" in run["answer"]["text"]
-        assert all(c["act_nreg"] for c in run["answer"]["citations"])  # the document never poses as law
-    served = _tasks_served(["retrieval1", "retrieval2"])
+    # Runs in batches until both workers have searched the user's document: which worker takes a task is the
+    # broker's choice, and a worker still opening its model for its first task can see a warm one take a whole batch.
+    posted = 0
+    served: dict[str, dict[str, int]] = {}
+    for _ in range(MAX_BATCHES):
+        with ThreadPoolExecutor(4) as pool:
+            run_ids = list(pool.map(post, range(RUNS)))
+        posted += len(run_ids)
+        runs = [_wait(client, f"/api/v1/runs/{i}", {"done", "failed", "cancelled", "awaiting_clarification"},
+                      cluster.logs_tail()) for i in run_ids]
+        for run in runs:
+            assert run["status"] == "done", (run, cluster.logs_tail())
+            docs = [e for e in run["evidence"] if e["source"] == "doc"]
+            assert docs and docs[0]["label"] == "doc:договір.txt#1" and docs[0]["article_ref"] is None, run["evidence"]
+            assert "штраф у розмірі 5 відсотків" in run["answer"]["text"]
+            assert all(c["act_nreg"] for c in run["answer"]["citations"])  # the document never poses as law
+        served = _tasks_served(["retrieval1", "retrieval2"])
+        if len(served) == 2 and all(t.get("engine.stage.U7", 0) > 0 for t in served.values()):
+            break
     assert set(served) == {"retrieval1", "retrieval2"}, served
     for worker, totals in served.items():
         assert totals.get("engine.stage.U7", 0) > 0, (worker, served)  # each searched the user's document
-    assert sum(t.get("engine.stage.U7", 0) for t in served.values()) == RUNS
+    assert sum(t.get("engine.stage.U7", 0) for t in served.values()) == posted
     assert all(p.alive() for p in cluster.procs)
