@@ -25,14 +25,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.stats import percentile  # noqa: E402 (importable once the project is on the path)
 
 ARTICLES = ROOT / "knowledge" / "corpus" / "core_articles.jsonl.gz"
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+")
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _passages(n_articles: int) -> tuple[list[str], list[str]]:
@@ -85,7 +81,7 @@ def main() -> int:
                                  "onnx_open_s": round(onnx_open_s, 2)}
     for engine, values in timings.items():
         result[f"question_{engine}_p50_ms"] = round(statistics.median(values), 1)
-        result[f"question_{engine}_p95_ms"] = round(_percentile(values, 0.95), 1)
+        result[f"question_{engine}_p95_ms"] = round(percentile(values, 0.95), 1)
     for label, texts in (("articles", articles), ("sentences", sentences)):
         started = time.perf_counter()
         a = np.asarray(c_engine.passage(texts))

@@ -114,9 +114,9 @@ class QdrantSearchPort:
         (exact MaxSim) while the index holds at most MEANING_SCAN_MAX_POINTS points; a larger index is searched
         among the listed first chunks only (README, "Speed")."""
         acts = [a.lower() for a in act_nregs]
-        within = list(among or []) if self._sentence_scan_bounded else []
+        within = list(among or []) if self._sentence_scan_bounded else []  # empty: the whole index
         if self._sentence_scan_bounded and not within:
-            return []
+            return []  # nothing to search among: a bounded index is never scanned whole
         if self.shards:
             return _ranked(self._local().sentence_search(self._vector(query), acts, limit, among=within))
         if not self._has_sentences:
