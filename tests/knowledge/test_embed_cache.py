@@ -50,6 +50,15 @@ def test_cached_texts_are_not_embedded_again_and_get_the_same_vectors(tmp_path: 
     assert np.allclose(vectors[1], model.inner.embed([changed])[0], atol=1e-6)
 
 
+def test_a_text_asked_for_twice_is_embedded_once_and_every_copy_gets_its_vector() -> None:
+    model = Counting(default_embedder())
+    texts = [TEXTS[0], TEXTS[1], TEXTS[0], TEXTS[0]]
+    vectors, hits = embed_with_cache(model, texts, None)
+    assert (hits, model.embedded) == (0, 2)
+    alone = model.inner.embed(TEXTS)
+    assert np.allclose(vectors, alone[[0, 1, 0, 0]], atol=1e-6)
+
+
 def test_another_models_cache_is_never_used(tmp_path: Path) -> None:
     model = Counting(default_embedder())
     write_cache(cache_file(tmp_path, model.name), "some-other-model", TEXTS, np.ones((2, model.dim)))
