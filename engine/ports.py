@@ -56,8 +56,15 @@ class QdrantSearchPort:
         self.backend = search_backend(backend)
         self.shards = self.backend == "edge"
 
-    def _local(self) -> searchindex.LocalSearchIndex:
+    # The shard is looked up once a port (a port serves one stage): a stage searches one generation throughout, and
+    # U4's ~10 searches do not each read the shard's CURRENT file. A shard an ingest builds meanwhile is searched
+    # from the next stage on.
+    @cached_property
+    def _shard_index(self) -> searchindex.LocalSearchIndex:
         return searchindex.get_index(self.collection)
+
+    def _local(self) -> searchindex.LocalSearchIndex:
+        return self._shard_index
 
     def _terms(self) -> searchindex.LocalTermIndex:
         return searchindex.get_term_index(settings.LLDBI_TERMS_COLLECTION)

@@ -11,6 +11,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from knowledge.lexical import Sparse
@@ -31,6 +32,7 @@ TERM = "term"  # in the terms collection: BM25 over one defined term's words (le
 CHUNK_KEYWORD_FIELDS = ("act_nreg_key", "article")
 TERM_KEYWORD_FIELDS = ("act_nreg_key", "term_key")
 _POINT_NS = uuid.UUID("6f1c7c52-6a4e-4d0e-9a57-0d1f3f0c2b11")
+POINT_IDS_KEPT = 65_536  # chunk keys whose point id a process keeps (~10 MB)
 
 _client: QdrantClient | None = None
 _client_lock = threading.Lock()
@@ -66,8 +68,10 @@ def held_client() -> QdrantClient | None:
     return _client
 
 
+@lru_cache(maxsize=POINT_IDS_KEPT)
 def point_id(chunk_key: str) -> str:
-    """Deterministic ids make re-ingestion an overwrite, never a duplicate."""
+    """Deterministic ids make re-ingestion an overwrite, never a duplicate. Kept per process: a question names
+    ~150 candidate chunks by id (the searches among them), and a SHA-1 each cost ~4 ms of U4."""
     return str(uuid.uuid5(_POINT_NS, chunk_key))
 
 

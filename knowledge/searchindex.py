@@ -57,9 +57,11 @@ class _ShardSearch:
             if len(found) < fetch or found[limit - 1].score != found[-1].score:
                 break
             fetch *= 2
+        # each read of a point's payload converts it from the engine anew (~5 µs): once a point
+        rows = [(dict(p.payload or {}), float(p.score), str(p.id)) for p in found]
         acts = {k: i for i, k in reversed(list(enumerate(act_keys)))} if by_act else {}
-        found.sort(key=lambda p: (-p.score, acts.get(str((p.payload or {}).get("act_nreg_key")), 0), str(p.id)))
-        return [(dict(p.payload or {}), float(p.score)) for p in found[:limit]]
+        rows.sort(key=lambda r: (-r[1], acts.get(str(r[0].get("act_nreg_key")), 0), r[2]))
+        return [(payload, score) for payload, score, _ in rows[:limit]]
 
     def _scroll(self, flt: qe.Filter, limit: int) -> list[dict[str, Any]]:
         """Points matching the filter in id order, as the local mode's scroll returns them."""
