@@ -61,9 +61,24 @@ class _Entry(NamedTuple):
     phrases: tuple[tuple[str, ...], ...]  # each wording's lemmas: what the offline writer finds whole in a sentence
 
 
-@lru_cache(maxsize=1)
-def _entries() -> tuple[_Entry, ...]:
-    """The thesaurus in its order, each lay phrase lemmatised once."""
+_held: dict[str, tuple[_Entry, ...]] = {}  # "entries": the thesaurus read, once a process
+
+
+def entries() -> tuple[_Entry, ...]:
+    """The thesaurus in its order, each lay phrase lemmatised once a process (or read back: ``remember_entries``)."""
+    if "entries" not in _held:
+        _held["entries"] = _lemmatised()
+    return _held["entries"]
+
+
+def remember_entries(read: tuple[_Entry, ...]) -> None:
+    """Entries an earlier process lemmatised from this same thesaurus and stored (engine/lexicon_store.py stores them
+    beside the act lexicon, named by this file, the thesaurus and the analyser): lemmatising its ~1,000 phrases was
+    ~0.3 s of a fresh ``ask``. Entries already read in this process stay."""
+    _held.setdefault("entries", read)
+
+
+def _lemmatised() -> tuple[_Entry, ...]:
     out = []
     for lay, legal in LAY_TERMS.items():
         key = tuple(content_lemmas(lay))
@@ -88,7 +103,7 @@ def _by_lemma() -> dict[str, tuple[tuple[int, _Entry], ...]]:
     up only the phrases they can belong to, instead of every phrase at every position (which was ~3,000 tuple
     comparisons a lemma: ~6 ms of every U4 step, the thesaurus read four times a step)."""
     index: dict[str, list[tuple[int, _Entry]]] = {}
-    for place, entry in enumerate(_entries()):
+    for place, entry in enumerate(entries()):
         for lemma in dict.fromkeys(entry.key):
             index.setdefault(lemma, []).append((place, entry))
     return {lemma: tuple(entries) for lemma, entries in index.items()}

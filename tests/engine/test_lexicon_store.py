@@ -96,3 +96,27 @@ def test_the_stored_lexicon_carries_its_label_index(db: Any, settings: Any, tmp_
     assert {k: e.nreg for k, e in lexicon.label_index().items()} == {k: e.nreg for k, e in built.items()}
     assert lexicon.label_index() == lexicon._build_label_index()
     assert {"КЗпП", "Закон «Про відпустки»"} <= set(lexicon.label_index())
+
+
+def test_a_fresh_process_gets_the_lemmatised_thesaurus_with_the_lexicon(
+        db: Any, settings: Any, tmp_path: Path) -> None:
+    from legaltext import lay_terms
+
+    settings.LEXICON_CACHE_DIR = tmp_path
+    Act.objects.create(nreg="322-08", nreg_key="322-08", title="Кодекс законів про працю України", indexed=True)
+    _fresh_process()
+    ports.load_lexicon()  # the first process lemmatises the thesaurus and stores it beside the lexicon
+    built = lay_terms.entries()
+    held = dict(lay_terms._held)
+    try:
+        # when a fresh process, which has lemmatised no phrase, loads the lexicon
+        lay_terms._held.clear()
+        _fresh_process()
+        ports.load_lexicon()
+        # then the thesaurus is the stored one (not lemmatised again), equal to what lemmatising gives
+        assert "entries" in lay_terms._held and lay_terms._held["entries"] is not built
+        assert lay_terms.entries() == built == lay_terms._lemmatised()
+        assert lay_terms.statutory_words(["лікарняний"]) != []
+    finally:
+        lay_terms._held.clear()
+        lay_terms._held.update(held)

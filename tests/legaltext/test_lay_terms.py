@@ -372,20 +372,20 @@ def _every_phrase_in_every_window(lemmas: list[str]) -> list[object]:
     """The matching by its definition: every entry whose phrase's lemmas all stand within some window of the phrase's
     length plus the slack, in any order, tried at every position (the reference)."""
     found: list[object] = []
-    for entry in lay_terms._entries():
+    for entry in lay_terms.entries():
         span = len(entry.key) + lay_terms.PHRASE_SLACK
         if any(set(entry.key) <= set(lemmas[i:i + span]) for i in range(len(lemmas))):
             found.append(entry)
     return found
 
 
-_KEY_LEMMAS = sorted({lemma for entry in lay_terms._entries() for lemma in entry.key})
+_KEY_LEMMAS = sorted({lemma for entry in lay_terms.entries() for lemma in entry.key})
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(_KEY_LEMMAS), st.sampled_from(["не", "мій", "робота", "суд", "x"])),
                 max_size=25),
-       st.lists(st.sampled_from(range(len(lay_terms._entries()))), max_size=3),
+       st.lists(st.sampled_from(range(len(lay_terms.entries()))), max_size=3),
        st.randoms(use_true_random=False))
 def test_the_lemma_index_finds_exactly_what_every_phrase_in_every_window_finds(
         words: list[str], planted: list[int], rnd: random.Random) -> None:
@@ -393,7 +393,7 @@ def test_the_lemma_index_finds_exactly_what_every_phrase_in_every_window_finds(
     tried): the same entries, in the thesaurus's order, each once."""
     lemmas = list(words)
     for place in planted:
-        key = list(lay_terms._entries()[place].key)
+        key = list(lay_terms.entries()[place].key)
         rnd.shuffle(key)
         lemmas[len(lemmas) // 2:len(lemmas) // 2] = key
     assert list(lay_terms._matched(lemmas)) == _every_phrase_in_every_window(lemmas)
