@@ -36,10 +36,12 @@ def word_scores(*sources: tuple[str, str]) -> dict[str, float]:
 def one_phrase(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The thesaurus read with its wordings joined into one phrase each, as before «A | B» existed."""
     monkeypatch.setattr(lay_terms, "ALTERNATIVE", "\x00")
-    lay_terms._entries.cache_clear()
+    held = dict(lay_terms._held)
+    lay_terms._held.clear()
     lay_terms._by_lemma.cache_clear()
     yield
-    lay_terms._entries.cache_clear()
+    lay_terms._held.clear()
+    lay_terms._held.update(held)
     lay_terms._by_lemma.cache_clear()
 
 
