@@ -32,7 +32,12 @@ $(VENV)/.dev-installed: requirements/dev.txt | $(BIN)/python
 install: $(VENV)/.base-installed
 install-dev: $(VENV)/.dev-installed
 
+# The project's bytecode compiled ahead (incremental: ~0.3 s when current). Where PYTHONDONTWRITEBYTECODE is set, as
+# in many container images, every fresh process would otherwise compile ~150 modules again: ~0.3 s of a 1.7 s `ask`.
+BYTECODE_SKIP := '^\./(\.venv|var|test-artifacts|node_modules)/'
+
 migrate: install
+	$(BIN)/python -m compileall -q -x $(BYTECODE_SKIP) .
 	$(BIN)/python manage.py migrate --no-input -v 0
 
 # seed_demo issues a new key for the demo org on every run (printed once, stored hashed): shown at the end with

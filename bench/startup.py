@@ -15,6 +15,7 @@ each its own LEXICON_CACHE_DIR, or count on the warm-up run.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -73,6 +74,21 @@ def ask_once(python: str, manage: Path, question: str) -> tuple[float, float, in
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, answer_part(stdout)
 
 
+SKIPPED_DIRS = {".venv", "var", "test-artifacts", "node_modules"}
+
+
+def uncompiled_modules(root: Path) -> int:
+    """The project's modules with no current bytecode: with PYTHONDONTWRITEBYTECODE set, every fresh process compiles
+    them again (`make migrate` compiles them ahead)."""
+    stale = 0
+    for source in root.rglob("*.py"):
+        if SKIPPED_DIRS.intersection(source.relative_to(root).parts):
+            continue
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        stale += not cached.exists() or cached.stat().st_mtime < source.stat().st_mtime
+    return stale
+
+
 def _summary(values: list[float]) -> dict[str, float]:
     return {"p50": percentile(values, 0.5), "p95": percentile(values, 0.95), "min": min(values), "max": max(values)}
 
@@ -81,6 +97,7 @@ def main() -> None:
     args = _args()
     questions = args.question or [QUESTION]
     load_before = os.getloadavg()
+    uncompiled = uncompiled_modules(args.manage.resolve().parent)
     walls: list[float] = []
     cpus: list[float] = []
     rss: list[float] = []
@@ -96,7 +113,7 @@ def main() -> None:
         cpus.append(cpu)
         rss.append(peak_mb)
     report = {"runs": args.runs, "manage": str(args.manage), "wall_s": _summary(walls), "cpu_s": _summary(cpus),
-              "peak_rss_mb": _summary(rss),
+              "peak_rss_mb": _summary(rss), "uncompiled_modules": uncompiled,
               "load_before": load_before, "load_after": os.getloadavg(), "samples_s": [round(w, 3) for w in walls]}
     if args.json:
         print(json.dumps({**report, "answers": answers}, ensure_ascii=False, indent=2))
@@ -108,6 +125,9 @@ def main() -> None:
     print(f"  wall     p50 {w['p50']:.2f} s  p95 {w['p95']:.2f} s  (min {w['min']:.2f}, max {w['max']:.2f})")
     print(f"  CPU      p50 {c['p50']:.2f} s  p95 {c['p95']:.2f} s  (min {c['min']:.2f}, max {c['max']:.2f})")
     print(f"  peak RSS p50 {r['p50']:.0f} MB  p95 {r['p95']:.0f} MB")
+    if uncompiled:
+        print(f"  {uncompiled} of the project's modules had no current bytecode (run `make migrate` first: with "
+              "PYTHONDONTWRITEBYTECODE set, each process compiled them again)")
     print("  load average before {:.2f} {:.2f} {:.2f}, after {:.2f} {:.2f} {:.2f}".format(
         *load_before, *report["load_after"]))
 
