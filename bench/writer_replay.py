@@ -63,7 +63,7 @@ def dump(cases_path: Path, out: Path) -> None:
             fh.write(json.dumps({
                 "question": case.question, "gold": [f"{n}#{a}" for n, a in case.gold],
                 "messages": [{"role": m.role, "content": m.content} for m in wp.messages],
-                "labels": _labels(env, ctx),
+                "labels": dict(_labels(env, ctx)),
                 "delivered": [_key(c["act_nreg"], c["article"]) for c in answer.get("citations", [])],
             }, ensure_ascii=False) + "\n")
             written += 1

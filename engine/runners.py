@@ -26,6 +26,7 @@ from assemble.u9 import assemble_prompt
 from engine.channel_ports import ChannelPort
 from flags.registry import PROMPT_ASSEMBLER_ENABLED
 from knowledge.snippets import SnippetStore
+from legaltext.citations import EvidenceFirst
 from legaltext.lexicon import ActLexicon
 from llm.gateway import LlmGateway
 from pipeline import contracts as c
@@ -126,16 +127,14 @@ def stage_adapter(stage: str) -> Callable[[Runner], StoredRunner]:
     return wrap
 
 
-def _labels(env: StageEnv, ctx: RunDocument) -> dict[str, str]:
+def _labels(env: StageEnv, ctx: RunDocument) -> EvidenceFirst:
     """Label → nreg for citation binding. The evidence's acts bind first: a label shared by two catalog acts
     means the one whose articles the writer was given."""
-    labels: dict[str, str] = {}
+    first: dict[str, str] = {}
     hits = ctx.raw_hits
     for h in hits.hits if hits else []:
-        labels.setdefault(h.act_label, h.act_nreg)
-    for label, e in env.lexicon().label_index().items():
-        labels.setdefault(label, e.nreg)
-    return labels
+        first.setdefault(h.act_label, h.act_nreg)
+    return EvidenceFirst(first, env.lexicon().label_nregs())
 
 
 @stage_adapter("U1")
@@ -374,9 +373,9 @@ def run_u10(ctx: RunDocument, env: StageEnv) -> StageResult:
     return StageResult({"draft": draft}, detail)
 
 
-def _titles(env: StageEnv) -> dict[str, str]:
+def _titles(env: StageEnv) -> Mapping[str, str]:
     """Catalog titles → nreg: acts with neither an abbreviation nor a «Про …» title are still recognised."""
-    return {e.title: e.nreg for e in env.lexicon().entries if e.title}
+    return env.lexicon().title_nregs()
 
 
 @stage_adapter("U11")

@@ -4,7 +4,7 @@ Built once from the catalog by the shell and passed in as plain data."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +92,23 @@ class ActLexicon:
             cached = self._build_label_index()
             object.__setattr__(self, "_label_index", cached)  # a memo beside the fields: not compared, not a field
         return cached
+
+    def _memo(self, name: str, build: Callable[[], Mapping[str, str]]) -> Mapping[str, str]:
+        cached: Mapping[str, str] | None = self.__dict__.get(name)
+        if cached is None:
+            cached = build()
+            object.__setattr__(self, name, cached)  # a memo beside the fields, like the label index
+        return cached
+
+    def label_nregs(self) -> Mapping[str, str]:
+        """``label_index`` as label → nreg: the catalog layer of every run's citation labels, one object per lexicon
+        (citations.EvidenceFirst keeps its parsed names per object). Read-only."""
+        return self._memo("_label_nregs", lambda: {label: e.nreg for label, e in self.label_index().items()})
+
+    def title_nregs(self) -> Mapping[str, str]:
+        """Catalog titles → nreg (acts with neither an abbreviation nor a «Про …» title are still recognised), one
+        object per lexicon. Read-only."""
+        return self._memo("_title_nregs", lambda: {e.title: e.nreg for e in self.entries if e.title})
 
     def _build_label_index(self) -> dict[str, LexiconEntry]:
         out: dict[str, LexiconEntry] = {}

@@ -5,7 +5,7 @@ was measured, recorded and replayed is what the model saw."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from legaltext.citations import basis_first, find_citations
 from pipeline.contracts import Citation, Draft
@@ -14,7 +14,7 @@ from pipeline.messages import Completion, Message
 CompleteFn = Callable[[list[Message]], Completion]
 
 
-def write(*, messages: list[Message], complete: CompleteFn, labels: dict[str, str], provider: str,
+def write(*, messages: list[Message], complete: CompleteFn, labels: Mapping[str, str], provider: str,
           attempt: int) -> Draft:
     completion = complete(messages)
     seen: dict[str, Citation] = {}

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from legaltext import citations
 from legaltext.citations import find_citations
 
 LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ЦК": "435-15"}
@@ -59,3 +62,48 @@ def test_a_quoted_law_title_that_is_not_in_the_labels_is_still_seen_as_a_citatio
     found = find_citations("Див. Закон «Про оплату праці» ст. 3.", {"КЗпП": "322-08"})
 
     assert [(c.label, c.article, c.act_nreg) for c in found] == [("Закон «Про оплату праці»", "3", None)]
+
+
+_LABEL_TEXT = st.text(alphabet="аб «»", min_size=0, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(labels=st.lists(_LABEL_TEXT.filter(lambda s: s.strip() != ""), max_size=12), text=_LABEL_TEXT)
+def test_bucketed_labels_find_what_a_scan_of_all_labels_finds(labels: list[str], text: str) -> None:
+    """The label buckets are an index, not a filter: the labels a mention starts or ends with come back all, in the
+    catalog's longest-first order (the first one binds the act)."""
+    ordered = tuple(sorted(((label, f"n{i}") for i, label in enumerate(labels)), key=lambda p: len(p[0]),
+                           reverse=True))
+    index = citations._Labels.of(ordered)
+    assert [p for p in index.starting(text) if text.startswith(p[0])] == [
+        p for p in ordered if text.startswith(p[0])]
+    assert [p for p in index.ending(text) if text.endswith(p[0])] == [p for p in ordered if text.endswith(p[0])]
+
+
+_POOL_LABELS = ["КЗпП", "ЦК", "КК", "КУпАП", "КУ", "Закон «Про відпустки»", "Закон «Про державну службу»",
+                "Закон «Про оплату праці»", "Кодекс законів про працю України", "Цивільний кодекс України"]
+_POOL_TITLES = ["Про відпустки", "Про державну службу", "Кодекс законів про працю України", "Цивільний кодекс України",
+                "Конституція України", "Про оплату праці"]
+_POOL_NREGS = ["322-08", "435-15", "2341-14", "504/96-вр", "889-19", "3723-12", "108/95-вр", "254к/96-вр"]
+_FRAGMENTS = ["ст. 5 КЗпП", "статті 6 Закону України «Про відпустки»", "ст. 2 Закону «Про державну службу»",
+              "статтею 36 Кодексу законів про працю України", "ст. 7", "ст. 40 цього Кодексу", "ч. 2 ст. 3 ЦК",
+              "КУ ст. 43", "Закон «Про оплату праці» ст. 24", "ст. 1, 2 та 4 Цивільного кодексу України",
+              "Конституції України ст. 44", "ст. 9 Закону «Про невідомий акт»", "ст. 11 ПКУ", ". ", ", ", " і "]
+
+
+@settings(max_examples=200, deadline=None)
+@given(catalog=st.dictionaries(st.sampled_from(_POOL_LABELS), st.sampled_from(_POOL_NREGS), max_size=10),
+       first=st.dictionaries(st.sampled_from(_POOL_LABELS), st.sampled_from(_POOL_NREGS), max_size=3),
+       titles=st.dictionaries(st.sampled_from(_POOL_TITLES), st.sampled_from(_POOL_NREGS), max_size=6),
+       parts=st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=8), with_titles=st.booleans())
+def test_evidence_over_catalog_binds_as_one_mapping_built_evidence_first(
+        catalog: dict[str, str], first: dict[str, str], titles: dict[str, str], parts: list[str],
+        with_titles: bool) -> None:
+    """The layered labels (the catalog's names parsed once per process) bind every mention exactly as the merged
+    mapping would — a label the evidence shares with another act, a title, initials, «цього Кодексу»."""
+    layered = citations.EvidenceFirst(first, catalog)
+    merged = {**first, **{k: v for k, v in catalog.items() if k not in first}}
+    assert dict(layered) == merged and list(layered) == list(merged)
+    text = " ".join(parts)
+    kw = {"titles": titles} if with_titles else {}
+    assert find_citations(text, layered, **kw) == find_citations(text, merged, **kw)
