@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from knowledge.ingest.jsonl import IngestError, numbered_lines
-from legaltext.chunking import Article, Chunk, is_placeholder_title
-from legaltext.sentences import meaning_sentences
+from legaltext.chunking import Article, Chunk, is_placeholder_title, split_text
+from legaltext.sentences import conduct, meaning_sentences, split_sentences, without_notes
 
 _TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
 
@@ -108,3 +108,17 @@ def article_sentences(article: Article, *, max_sentences: int, max_chars: int) -
     found = meaning_sentences(article.text, max_sentences=max_sentences, max_chars=max_chars)
     whole = (article.text.strip() or (article.heading or "").strip())[:max_chars]
     return found or ([whole] if whole else [])
+
+
+def evidence_sentences(article: Article, *, max_chars: int, chunk_chars: int, overlap_chars: int,
+                       max_chunks: int) -> list[str]:
+    """The article's sentences as the offline writer weighs them: a law block is the heading over a chunk's text
+    (paragraphs normalised, long articles' lines joined), its editors' notes cut, each sentence up to its sanction
+    and ``max_chars`` — the writer's split. ``article_sentences`` reads the article's own text (U4's vectors);
+    the two differ for ~21,600 of the core's ~57,000 forms (an apostrophe normalised, a list item joined to its
+    opening), which the writer embedded again in every answer that weighed them (~0.2 s a run). Shipped beside
+    them in the sentence cache, they are looked up by text instead."""
+    head = f"{article.heading.strip()}\n" if article.heading and article.heading.strip() else ""
+    chunks = split_text(article.text, max_chars=chunk_chars, overlap_chars=overlap_chars)[:max_chunks]
+    forms = (conduct(s)[:max_chars] for chunk in chunks for s in split_sentences(without_notes(head + chunk)))
+    return list(dict.fromkeys(forms))

@@ -16,8 +16,10 @@ from django.conf import settings
 
 from knowledge.embed_cache import SENTENCES, cache_file
 from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.corpus import evidence_sentences
 from knowledge.ingest.jsonl import IngestError, find_jsonl
 from knowledge.ingest.laws import IngestReport, laws_ingest
+from legaltext.chunking import Article
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpus"
 CATALOG_FILES = {"acts": "acts_catalog.jsonl", "aliases": "act_aliases.jsonl", "crossrefs": "act_name_crossrefs.jsonl"}
@@ -81,3 +83,11 @@ def knowledge_load(*, folder: Path = CORPUS_DIR, acts: set[str] | None = None, l
     say(dense_cache_note(folder))
     report = laws_ingest(path=corpus, acts=acts, limit=limit, batch_size=batch_size, max_batches=max_batches)
     return KnowledgeReport(n, catalog_seconds, report, time.monotonic() - started)
+
+
+def writer_forms(article: Article) -> list[str]:
+    """``evidence_sentences`` under this deployment's chunking and sentence settings: what the sentence cache holds
+    for the offline writer besides ingest's own sentences (``export_embeddings``)."""
+    return evidence_sentences(article, max_chars=settings.MEANING_SENTENCE_CHARS,
+                              chunk_chars=settings.CHUNK_MAX_CHARS, overlap_chars=settings.CHUNK_OVERLAP_CHARS,
+                              max_chunks=settings.ARTICLE_MAX_CHUNKS)

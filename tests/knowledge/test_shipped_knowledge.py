@@ -18,7 +18,7 @@ from knowledge.embed_cache import SENTENCES, VectorCache
 from knowledge.ingest.catalog import catalog_load
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, json_lines
-from knowledge.ingest.shipped import CATALOG_FILES, CORE_ARTICLES, CORPUS_DIR
+from knowledge.ingest.shipped import CATALOG_FILES, CORE_ARTICLES, CORPUS_DIR, writer_forms
 from knowledge.models import Act
 from knowledge.selectors import act_corpus_ids, act_names
 
@@ -84,6 +84,12 @@ def _the_shipped_vectors_match_the_shipped_corpus() -> None:
         a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
     assert len(said) > 40_000
     missing = [f"{a.act_nreg} {a.article}: {s[:40]}" for a, s in said if sentences.get(s) is None]
+    assert not missing, missing[:5]
+    # the same sentences as the writer sees them in the evidence (a chunk's normalised text, the heading over it):
+    # looked up, not embedded again in every answer
+    weighed = [(a, s) for a in articles for s in writer_forms(a)]
+    assert len(weighed) > 50_000
+    missing = [f"{a.act_nreg} {a.article}: {s[:40]}" for a, s in weighed if sentences.get(s) is None]
     assert not missing, missing[:5]
 
 
