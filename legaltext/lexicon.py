@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from legaltext.chunking import act_label, preferred_abbreviation
 from legaltext.text import lemma
+
+_D = TypeVar("_D")
 
 # Title words that say nothing about which act is meant.
 GENERIC_TITLE_WORDS = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
@@ -93,22 +95,24 @@ class ActLexicon:
             object.__setattr__(self, "_label_index", cached)  # a memo beside the fields: not compared, not a field
         return cached
 
-    def _memo(self, name: str, build: Callable[[], Mapping[str, str]]) -> Mapping[str, str]:
-        cached: Mapping[str, str] | None = self.__dict__.get(name)
+    def derived(self, name: str, build: Callable[[], _D]) -> _D:
+        """A value computed from this lexicon once and kept beside it (an index a stage reads every run): read-only,
+        not a field, not compared."""
+        cached: _D | None = self.__dict__.get(f"_derived_{name}")
         if cached is None:
             cached = build()
-            object.__setattr__(self, name, cached)  # a memo beside the fields, like the label index
+            object.__setattr__(self, f"_derived_{name}", cached)
         return cached
 
     def label_nregs(self) -> Mapping[str, str]:
         """``label_index`` as label → nreg: the catalog layer of every run's citation labels, one object per lexicon
         (citations.EvidenceFirst keeps its parsed names per object). Read-only."""
-        return self._memo("_label_nregs", lambda: {label: e.nreg for label, e in self.label_index().items()})
+        return self.derived("label_nregs", lambda: {label: e.nreg for label, e in self.label_index().items()})
 
     def title_nregs(self) -> Mapping[str, str]:
         """Catalog titles → nreg (acts with neither an abbreviation nor a «Про …» title are still recognised), one
         object per lexicon. Read-only."""
-        return self._memo("_title_nregs", lambda: {e.title: e.nreg for e in self.entries if e.title})
+        return self.derived("title_nregs", lambda: {e.title: e.nreg for e in self.entries if e.title})
 
     def _build_label_index(self) -> dict[str, LexiconEntry]:
         out: dict[str, LexiconEntry] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from legaltext.definitions import find_term
 from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
@@ -42,6 +43,46 @@ def _is_word(abbrev: str) -> bool:
     return len(abbrev) >= WORD_ABBREVIATION_MIN and abbrev.isalpha()
 
 
+@dataclass(frozen=True)
+class _CueIndex:
+    """Which catalog entries a question's words can name, so that ``_act_cues`` reads those entries only, not all
+    ~8,200 of the catalog with every token (~15 ms a run): entry positions by abbreviation (as compared: the short
+    ones exactly, the others lower-cased, whole-word ones also by lemma) and by a name form's first word."""
+
+    exact: dict[str, tuple[int, ...]]
+    lower: dict[str, tuple[int, ...]]
+    lemmas: dict[str, tuple[int, ...]]
+    first_words: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, lexicon: ActLexicon) -> _CueIndex:
+        maps: tuple[dict[str, list[int]], ...] = ({}, {}, {}, {})
+        exact, lower, lemmas, first_words = maps
+        for i, entry in enumerate(lexicon.entries):
+            for abbrev in entry.abbreviations:
+                (exact if len(abbrev) <= 2 else lower).setdefault(
+                    abbrev if len(abbrev) <= 2 else abbrev.lower(), []).append(i)
+                if _is_word(abbrev):
+                    lemmas.setdefault(lemma(abbrev.lower()), []).append(i)
+            for form in entry.name_forms:
+                first_words.setdefault(form[1] if form[0] == PRO and len(form) > 1 else form[0], []).append(i)
+        exact_, lower_, lemmas_, first_ = ({k: tuple(dict.fromkeys(v)) for k, v in m.items()} for m in maps)
+        return cls(exact_, lower_, lemmas_, first_)
+
+    def abbreviated(self, tokens: list[str]) -> list[int]:
+        """Entries one of whose abbreviations may be among ``tokens`` (their positions, in catalog order)."""
+        hits: set[int] = set()
+        for tok in tokens:
+            low = tok.lower()
+            for found in (self.exact.get(tok), self.lower.get(low), self.lemmas.get(lemma(low))):
+                hits.update(found or ())
+        return sorted(hits)
+
+    def named(self, words_: set[str]) -> list[int]:
+        """Entries one of whose name forms begins (after «про») with one of ``words_``."""
+        return sorted({i for w in words_ for i in self.first_words.get(w, ())})
+
+
 def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
@@ -56,7 +97,9 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     for nreg, start, _ in find_nregs(text):
         add(nreg, nreg, "nreg", start)
     tokens = [(m.group(0), m.start()) for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
-    for entry in lexicon.entries:
+    index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
+    entries = lexicon.entries
+    for entry in (entries[i] for i in index.abbreviated([tok for tok, _ in tokens])):
         for abbrev in entry.abbreviations:
             for tok, pos in tokens:
                 same = tok == abbrev if len(abbrev) <= 2 else tok.lower() == abbrev.lower()
@@ -66,7 +109,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     pro = lemma_tokens(text, keep=frozenset({PRO}))  # for "про"-anchored law titles only
     q_plain, pos_plain = tuple(s for s, _ in plain), [p for _, p in plain]
     q_pro, pos_pro = tuple(s for s, _ in pro), [p for _, p in pro]
-    for entry in lexicon.entries:
+    for entry in (entries[i] for i in index.named({*q_plain, *q_pro})):
         for form in sorted(entry.name_forms, key=len, reverse=True):  # the fullest name: its words and place
             q_seq, positions = (q_pro, pos_pro) if form[0] == PRO else (q_plain, pos_plain)
             n = len(form)

@@ -272,3 +272,43 @@ def test_a_one_word_alias_without_pro_names_nothing() -> None:
     lexicon = ActLexicon.build([{"nreg": "1", "title": "Про щось", "abbreviations": [], "aliases": ["мобілізація"],
                                  "indexed": True}])
     assert lexicon.entries[0].name_forms == (("про", "щось"),)
+
+
+def _shipped_catalog() -> ActLexicon:
+    """The shipped act catalog with its aliases, as the knowledge base loads it (no database needed)."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[2] / "knowledge" / "corpus"
+    aliases: dict[str, list[str]] = {}
+    with gzip.open(corpus / "act_aliases.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            aliases.setdefault(row["nreg"], []).append(row["alias"])
+    with gzip.open(corpus / "acts_catalog.jsonl.gz", "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    return ActLexicon.build([{**r, "aliases": aliases.get(r["nreg"], []), "indexed": r.get("in_core_articles")}
+                             for r in rows])
+
+
+def test_the_cue_index_finds_the_acts_a_scan_of_the_whole_catalog_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """U2 reads only the catalog entries a question's words can name; every act a scan of all ~10,000 entries finds
+    (by abbreviation, whole-word abbreviation, title or «про …» form), in the same order, it finds too."""
+    import json
+    from pathlib import Path
+
+    from pipeline.stages import profiling
+
+    lexicon = _shipped_catalog()
+    root = Path(__file__).resolve().parents[2]
+    questions = [json.loads(line)["question"] for line in (root / "eval" / "natural" / "dev.jsonl").open()][:120]
+    questions += ["Що каже ст. 6 Закону про відпустки?", "за Конституцією", "КЗпП і ЦК", "закон про звернення громадян",
+                  "Кодексу України про адміністративні правопорушення ст. 130", "ЦПК ст. 28", "КУ ст. 44"]
+    indexed = [profiling._act_cues(q, lexicon) for q in questions]
+    every = range(len(lexicon.entries))
+    monkeypatch.setattr(profiling._CueIndex, "abbreviated", lambda self, tokens: list(every))
+    monkeypatch.setattr(profiling._CueIndex, "named", lambda self, words: list(every))
+    scanned = [profiling._act_cues(q, lexicon) for q in questions]
+    assert indexed == scanned
+    assert sum(bool(found) for found in scanned) >= 10  # the questions do name acts
