@@ -88,8 +88,6 @@ class VectorCache:
 
     @cached_property
     def _size(self) -> int:
-        if len(self._blocks) == 1:
-            return len(np.unique(self._blocks[0].digests))
         return len(np.unique(np.concatenate([b.digests for b in self._blocks]))) if self._blocks else 0
 
     def __len__(self) -> int:

@@ -122,14 +122,14 @@ class _Names:
     """The act names ``find_citations`` binds a mention by, parsed from one label mapping (and catalog titles)."""
 
     labels: _Labels  # (label, nreg), longest label first
-    canonical: dict[str, str]  # nreg -> the first label naming it (labels come canonical label first)
     forms: tuple[tuple[tuple[str, ...], str], ...]  # (title stems, nreg), longest first
     quoted: dict[str, str]  # lower-cased quoted title -> nreg
     abbrevs: tuple[tuple[str, str], ...]  # (lower-cased abbreviation, nreg), longest first
-    by_nreg: dict[str, tuple[str, ...]]  # nreg -> its labels in order (a layer above may take the first)
+    by_nreg: dict[str, tuple[str, ...]]  # nreg -> its labels in order, the canonical one first
 
     def label_of(self, nreg: str) -> str:
-        return self.canonical.get(nreg, nreg)
+        found = self.by_nreg.get(nreg)
+        return found[0] if found else nreg
 
     def quoted_nreg(self, title: str) -> str | None:
         return self.quoted.get(title)
@@ -164,8 +164,8 @@ class _Layered:
     base: _Names
 
     def label_of(self, nreg: str) -> str:
-        if nreg in self.top.canonical:
-            return self.top.canonical[nreg]
+        if nreg in self.top.by_nreg:
+            return self.top.label_of(nreg)
         taken = self.top.labels.names
         return next((label for label in self.base.by_nreg.get(nreg, ()) if label not in taken), nreg)
 
@@ -267,14 +267,12 @@ def remember_title_stems(stems: Mapping[str, tuple[str, ...]]) -> None:
 
 @lru_cache(maxsize=32)
 def _names(labels: tuple[tuple[str, str], ...], titles: tuple[tuple[str, str], ...]) -> _Names:
-    canonical: dict[str, str] = {}
     forms: dict[tuple[str, ...], str] = {}
     quoted: dict[str, str] = {}
     abbrevs: dict[str, str] = {}
     by_nreg: dict[str, list[str]] = {}
     labels = tuple((label.strip(), nreg) for label, nreg in labels if label.strip())  # untitled acts have none
     for label, nreg in labels:
-        canonical.setdefault(nreg, label)
         by_nreg.setdefault(nreg, []).append(label)
         match = _QUOTED_LAW.fullmatch(label)
         if match:
@@ -292,7 +290,6 @@ def _names(labels: tuple[tuple[str, str], ...], titles: tuple[tuple[str, str], .
             quoted.setdefault(title.lower(), nreg)
     forms.pop((), None)
     return _Names(labels=_Labels.of(tuple(sorted(labels, key=lambda p: len(p[0]), reverse=True))),
-                  canonical=canonical,
                   forms=tuple(sorted(forms.items(), key=lambda p: len(p[0]), reverse=True)), quoted=quoted,
                   abbrevs=tuple(sorted(abbrevs.items(), key=lambda p: len(p[0]), reverse=True)),
                   by_nreg={nreg: tuple(found) for nreg, found in by_nreg.items()})

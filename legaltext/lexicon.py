@@ -89,19 +89,15 @@ class ActLexicon:
         """Every printable label (abbreviations and «Закон «…»» labels) → entry, for citation parsing. Built once
         per lexicon and shared (U10, U11 and U12 each ask: 8,168 labels, ~25 ms a time in a fresh ``ask``), so
         read-only; a stored lexicon carries it."""
-        cached: Mapping[str, LexiconEntry] | None = self.__dict__.get("_label_index")
-        if cached is None:
-            cached = self._build_label_index()
-            object.__setattr__(self, "_label_index", cached)  # a memo beside the fields: not compared, not a field
-        return cached
+        return self.derived("label_index", self._build_label_index)
 
     def derived(self, name: str, build: Callable[[], _D]) -> _D:
         """A value computed from this lexicon once and kept beside it (an index a stage reads every run): read-only,
         not a field, not compared."""
-        cached: _D | None = self.__dict__.get(f"_derived_{name}")
+        cached: _D | None = self.__dict__.get(f"_{name}")
         if cached is None:
             cached = build()
-            object.__setattr__(self, f"_derived_{name}", cached)
+            object.__setattr__(self, f"_{name}", cached)  # a memo beside the fields: not compared, not a field
         return cached
 
     def label_nregs(self) -> Mapping[str, str]:

@@ -66,8 +66,7 @@ class _CueIndex:
                     lemmas.setdefault(lemma(abbrev.lower()), []).append(i)
             for form in entry.name_forms:
                 first_words.setdefault(form[1] if form[0] == PRO and len(form) > 1 else form[0], []).append(i)
-        exact_, lower_, lemmas_, first_ = ({k: tuple(dict.fromkeys(v)) for k, v in m.items()} for m in maps)
-        return cls(exact_, lower_, lemmas_, first_)
+        return cls(*({k: tuple(dict.fromkeys(v)) for k, v in m.items()} for m in maps))
 
     def abbreviated(self, tokens: list[str]) -> list[int]:
         """Entries one of whose abbreviations may be among ``tokens`` (their positions, in catalog order)."""

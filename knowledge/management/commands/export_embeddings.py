@@ -40,9 +40,8 @@ class Command(BaseCommand):
         self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
         sentences = [s for a in articles for s in article_sentences(
             a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
-        if sentences:  # the writer's forms of the same sentences (as the evidence shows them) beside ingest's
+        if sentences:  # beside ingest's, the writer's forms of the same sentences (as the evidence shows them)
             sentences += [s for a in articles for s in writer_forms(a)]
-        if sentences:
             self._export(SENTENCES, list(dict.fromkeys(sentences)), opts)
 
     def _export(self, kind: str, texts: list[str], opts: dict[str, Any]) -> None:
