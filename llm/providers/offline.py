@@ -79,6 +79,11 @@ OTHER_COURT_FACTOR = 0.6
 NAMED_ACT_FACTOR = 0.3
 
 
+# What a user whose question found no law can do: a question of no words the law uses, in another language, or
+# with no situation in it (gate NO_RELEVANT_LAW) is answered by nothing in the base.
+ASK_AGAIN = "Опишіть, будь ласка, свою ситуацію українською: що сталося, хто її учасники і що ви хочете з'ясувати."
+
+
 def _cites_only(sentence: str, ref: str, allowed: list[str], labels: dict[str, str]) -> bool:
     """Quoted law often points elsewhere ("відповідно до статті 20 цього Закону"); a sentence is quotable only if
     every article it mentions is one of the given sources, so the writer never smuggles in an unverifiable one.
@@ -521,7 +526,9 @@ def _read(messages: list[Message], joined: str) -> _Prompt:
 
 def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[str]:
     if not prompt.sources:
-        return ["У базі знань не знайдено норм, які відповідають на це питання; відповідь без джерел я не надаю."]
+        line = "У базі знань не знайдено норм, які відповідають на це питання; відповідь без джерел я не надаю."
+        # with an act named but missing the gap sentence said why; otherwise the question itself gave nothing to find
+        return [line if prompt.gaps else f"{line} {ASK_AGAIN}"]
     if not chosen:
         return ["Коротко: питання регулюють норми, наведені в підставах."]
     # With the act itself missing, what follows is related law, not the answer: say so.

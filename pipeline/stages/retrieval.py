@@ -220,9 +220,20 @@ def rerank_by_meaning(fused: Fused, meaning: Mapping[str, float], limit: int) ->
     return [(chunks, max(score, rest[0][1]), channel, ranks), *rest][:limit]
 
 
-def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
+class Closest(NamedTuple):
+    """A hybrid step's first dense cosine and first BM25 score (None: the list found nothing)."""
+
+    dense: float | None = None
+    lexical: float | None = None
+
+
+def _closest(dense: Ranked, lexical: Ranked) -> Closest:
+    return Closest(round(dense[0][1], 4) if dense else None, round(lexical[0][1], 4) if lexical else None)
+
+
+def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
     """Dense, BM25 and the sentences' list fused, the first MEANING_DEPTH reranked by meaning, each list's leaders
-    kept in the evidence, the step's limit kept."""
+    kept in the evidence, the step's limit kept; and how close each list's first match came."""
     depth = max(step.limit, MEANING_DEPTH)
     pool = max(step.limit * POOL_FACTOR, 40)
     # Every list that embeds reads the question with the statute's words (BM25 has them at half weight): e5 knows
@@ -242,8 +253,9 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
                  meaning=sentences, dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT),
                  lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT)
     fused = weigh_courts(fused, court_of(step.query), OTHER_COURT_WEIGHT)
+    closest = _closest(dense, lexical)
     if MEANING_WEIGHT <= 0 or len(fused) < 2:
-        return fused[:step.limit]
+        return fused[:step.limit], closest
     # the sentences' list already scored its articles by the same MaxSim: only the others are asked for
     known = {payload["chunk_key"]: score for payload, score in sentences}
     missing = [k for k in dict.fromkeys(first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in fused)
@@ -251,7 +263,7 @@ def _hybrid(step: SearchStep, port: SearchPort) -> Fused:
     reranked = rerank_by_meaning(fused, {**known, **port.meaning(asked, missing)}, step.limit)
     kept = keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
                         LEADERS_WITHIN)
-    return with_answering_chunks(kept, port, step.query)
+    return with_answering_chunks(kept, port, step.query), closest
 
 
 def _chunk_keys(chunks: list[ChunkPayload]) -> list[str]:
@@ -357,6 +369,7 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
         started = time.perf_counter()
         error = None
         found: list[Hit] = []
+        closest = Closest()
         try:
             if step.kind == "exact_article" and step.article:
                 found = [_hit(p, EXACT_SCORE, "exact", i)
@@ -365,7 +378,7 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                 found = [_hit(p, round(DEFINITION_SCORE * match, 6), "definition" if match >= 1 else "definition~", i)
                          for p, match in port.definitions(step.query, step.act_filter, step.limit)]
             else:
-                fused = _hybrid(step, port)
+                fused, closest = _hybrid(step, port)
                 # a seat's ranks are ranks within its act alone: U5 must not read them as the whole index's
                 found = [_hit(p, s * step.weight, ch, i, ranks if step.weight >= 1 else NO_RANKS)
                          for ps, s, ch, ranks in fused for p in ps]
@@ -376,7 +389,7 @@ def retrieve(plan: SearchPlan, port: SearchPort, *, attempt: int, seeded: bool =
                 best[h.chunk_key] = h
         trace.append(TraceStep(step=i, kind=step.kind, query=step.query, act_filter=step.act_filter,
                                n_hits=len(found), latency_ms=round((time.perf_counter() - started) * 1000, 2),
-                               error=error))
+                               error=error, best_dense=closest.dense, best_lexical=closest.lexical))
     hits = sorted(best.values(), key=lambda h: h.score, reverse=True)
     return RawHits(hits=hits), RetrievalTrace(attempt=attempt, embed_model=port.embed_model, steps=trace,
                                               seeded=seeded)

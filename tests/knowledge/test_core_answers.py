@@ -51,3 +51,24 @@ def test_over_the_core_acts_the_answer_leads_with_the_article_that_answers(quest
     assert (first["act_nreg"], first["article"]) in gold, answer["text"]
     lead = answer["text"].split("\n")[0]
     assert lead.startswith("Коротко:") and first["article_ref"] in lead, lead
+
+
+@pytest.mark.parametrize("question", ["SELECT * FROM runs;", "What is the capital of France?", "..."])
+def test_over_the_core_acts_a_question_beyond_the_law_quotes_nothing(question: str) -> None:
+    # when no word of the question stands in any of the 8,101 articles and its meaning comes close to none
+    run = ask(question)
+    # then nothing is quoted as if it answered, and the user is asked for the situation
+    assert run["status"] == "done", run
+    answer = run["answer"]
+    assert isinstance(answer, dict)
+    assert answer["citations"] == [] and run["support_level"] == "none", run
+    assert "Опишіть, будь ласка, свою ситуацію" in str(answer["text"])
+
+
+def test_over_the_core_acts_a_legal_question_in_russian_is_answered_from_its_article() -> None:
+    # no word of it stands in the law, but its meaning is the leave articles'
+    run = ask("Сколько дней длится ежегодный основной отпуск?")
+    answer = run["answer"]
+    assert isinstance(answer, dict)
+    first = answer["citations"][0]
+    assert (first["act_nreg"], first["article"]) in {("322-08", "75"), ("504/96-ВР", "6")}, answer["text"]

@@ -69,3 +69,26 @@ def test_the_sick_leave_answer_quotes_the_prohibition_itself(api: APIClient, spe
     run = ask(api, django_capture_on_commit_callbacks, "Чи може роботодавець звільнити мене, поки я на лікарняному?")
     lead = run["answer"]["text"].split("\n")[0]
     assert "Не допускається звільнення" in lead and "тимчасової непрацездатності" in lead
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("question", ["SELECT * FROM runs;", "hello world", "?", "lorem ipsum dolor sit amet"])
+def test_a_question_the_law_neither_words_nor_means_is_told_so_and_quotes_nothing(
+        api: APIClient, specialist: Any, demo_catalog: None, django_capture_on_commit_callbacks: Any,
+        question: str) -> None:
+    # when a user sends something no article speaks to (the dense list still returns its nearest articles)
+    run = ask(api, django_capture_on_commit_callbacks, question)
+    # then the answer quotes no law, says nothing was found, asks for the situation, and claims no support
+    answer = run["answer"]
+    assert answer["citations"] == [] and run["support_level"] == "none", run
+    assert answer["text"].startswith("У базі знань не знайдено норм") and "Опишіть" in answer["text"]
+
+
+@pytest.mark.django_db
+def test_a_legal_question_in_russian_is_still_answered_from_its_article(
+        api: APIClient, specialist: Any, demo_catalog: None, django_capture_on_commit_callbacks: Any) -> None:
+    # when no word of the question stands in the law, but its meaning is the leave articles'
+    run = ask(api, django_capture_on_commit_callbacks, "Сколько дней длится ежегодный основной отпуск?")
+    # then the answer still leads with them
+    first = run["answer"]["citations"][0]
+    assert (first["act_nreg"], first["article"]) in {("322-08", "75"), ("504/96-ВР", "6")}, run["answer"]["text"]

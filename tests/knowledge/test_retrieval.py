@@ -101,6 +101,23 @@ def test_a_hybrid_step_fuses_the_sentences_list_with_the_two_others(lldbi_index:
     assert sum("meaning" in c for c in channels.values()) >= 4
 
 
+@pytest.mark.parametrize(("question", "has_words"), [("Скільки днів відпустки мені дадуть за перший рік роботи?", True),
+                                                     ("SELECT * FROM runs;", False)])
+def test_a_hybrid_step_traces_how_close_its_first_matches_came(lldbi_index: dict[str, int], question: str,
+                                                              has_words: bool) -> None:
+    port = QdrantSearchPort()
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=question, limit=8)], channels=["lldbi_chunks"],
+                      docs_probe=False)
+    _, trace = retrieve(plan, port, attempt=1)
+    step = trace.steps[0]
+    # the dense list's first cosine and the BM25 list's first score, as the lists themselves give them
+    dense = port.dense(with_statutory_words(question), [], 1)
+    lexical = port.lexical(question, [], 1)
+    assert step.best_dense == pytest.approx(dense[0][1], abs=1e-4)
+    assert (step.best_lexical is not None) == has_words == bool(lexical)
+    assert not has_words or step.best_lexical == pytest.approx(lexical[0][1], abs=1e-4)
+
+
 def test_the_sentence_that_answers_far_into_a_long_article_is_stored_and_found(lldbi_index: dict[str, int]) -> None:
     # given КЗпП ст. 40, whose prohibition of dismissal during sick leave is its 18th sentence, and the lay question
     # the issue was filed with (read with the statute's words, as U4 reads it)

