@@ -26,6 +26,13 @@ STOPWORDS = frozenset(
     якщо то ж же лише тільки ще вже свій його її їх він вона воно вони я ти ми ви себе весь кожний
     стаття частина пункт закон україна кодекс""".split()
 )
+# Lemmas that only frame a question or greet («Що робити?», «Чи можна?», «Чи законно?», «Допоможіть, будь ласка»,
+# «Добрий день»): a question made of them alone tells no situation to look the law up for (recovery/gate.py).
+QUESTION_FRAMES = frozenset(
+    """робити зробити можний можна законно законний право треба потрібно правильно слід варта варто дозволити
+    обов'язково допомогти підказати порадити пояснити сказати спитати запитати хотіти питання ласка дякувати
+    привіт добрий день вечір ранок щось взагалі""".split()
+)
 # Forms the analyser reads as another word: «його» → «йога», «мене», «мені» → «мен», «тому» → «том», «бути» →
 # «бута». They are dropped as written, before their lemma could pass for a content word (in every question told in
 # the first person «мен» matched the rare statute that says «мені»).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from legaltext.text import QUESTION_FRAMES
 from pipeline.contracts import GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace
 
 NO_RELEVANT_LAW = "no_relevant_law"
@@ -41,12 +42,13 @@ def agreed(hit: Hit, agree_rank: int, min_lexical_lead: float = 0.0) -> bool:
 
 
 def beyond_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy: GatePolicy) -> bool:
-    """The question holds no word to search for («?», «...»), or no word of it stands in any article and its
-    meaning comes close to none: every whole-index search of it found nothing lexical and a first cosine below the
-    model's floor. A question that names an act, an article or a defined term is never beyond the law."""
+    """The question holds no word to search for («?», «...») or only words that frame one («Що робити?», «Чи
+    можна?»); or no word of it stands in any article and its meaning comes close to none: every whole-index search
+    of it found nothing lexical and a first cosine below the model's floor. A question that names an act, an
+    article or a defined term is never beyond the law."""
     if profile.act_hints or profile.article_refs or profile.definition_term or profile.unresolved_act_phrases:
         return False
-    if not profile.keywords:
+    if all(k in QUESTION_FRAMES for k in profile.keywords):  # also none at all
         return True
     floor = policy.dense_floor_without_words.get(trace.embed_model) if trace else None
     if floor is None or trace is None:

@@ -72,7 +72,8 @@ def test_the_sick_leave_answer_quotes_the_prohibition_itself(api: APIClient, spe
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("question", ["SELECT * FROM runs;", "hello world", "?", "lorem ipsum dolor sit amet"])
+@pytest.mark.parametrize("question", ["SELECT * FROM runs;", "hello world", "?", "lorem ipsum dolor sit amet",
+                                      "Що робити?", "Добрий день! Чи можна?"])
 def test_a_question_the_law_neither_words_nor_means_is_told_so_and_quotes_nothing(
         api: APIClient, specialist: Any, demo_catalog: None, django_capture_on_commit_callbacks: Any,
         question: str) -> None:

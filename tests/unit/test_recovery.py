@@ -90,6 +90,10 @@ GATE_CASES = [
     # «...», «?»: nothing to search for, however close the nearest article's meaning
     pytest.param(question(keywords=()), FOUND, searched(([], 0.87, None), model="usem3"),
                  (False, "no_relevant_law", "none"), id="no-word-to-search-for"),
+    pytest.param(question(keywords=("робити",)), FOUND, searched(([], 0.87, 6.0)),
+                 (False, "no_relevant_law", "none"), id="only-a-question-frame"),
+    pytest.param(question(keywords=("робити", "звільнити")), FOUND, searched(([], 0.87, 6.0)),
+                 (False, "evidence_sufficient", "partial"), id="a-frame-with-a-situation"),
     pytest.param(question(acts=(KZPP,)), FOUND, NO_WORDS_FAR, (False, "evidence_sufficient", "partial"),
                  id="a-named-act-is-never-beyond-the-law"),
     pytest.param(question(refs=(REF_36,)), hits(hit("36", "exact", 1.0), hit("40", "dense")), NO_WORDS_FAR,
