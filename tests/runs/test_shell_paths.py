@@ -39,6 +39,7 @@ def u5_ready(acts: list[c.ActCue], complexity: str) -> dict[str, Any]:
     """A document U5 gates as "partial": hits of every named act, but the two signals never agree — the rules
     forward to U7 and leave U6 as the alternative a model may choose."""
     profile = c.QueryProfile(mode="law", law_only=True, act_hints=acts, goals=["Чи можна звільнити за прогул?"],
+                             keywords=["можна", "звільнити", "прогул"],
                              complexity=complexity)
     hits = c.RawHits(hits=[hit("322-08", "КЗпП", "40", "lexical", 0.03), hit("435-15", "ЦК", "16", "dense", 0.02)])
     return {"query_profile": dump(profile), "raw_hits": dump(hits)}
