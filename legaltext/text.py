@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
 QUESTION_FRAMES = frozenset(
     """робити зробити можний можна законно законний право треба потрібно правильно слід варта варто дозволити
     обов'язково допомогти підказати порадити пояснити сказати спитати запитати хотіти питання ласка дякувати
-    привіт добрий день вечір ранок щось взагалі""".split()
+    привіт добрий день вечір ранок щось взагалі тоді далі потім""".split()
 )
 # Forms the analyser reads as another word: «його» → «йога», «мене», «мені» → «мен», «тому» → «том», «бути» →
 # «бута». They are dropped as written, before their lemma could pass for a content word (in every question told in

@@ -48,12 +48,13 @@ def beyond_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy: 
     article or a defined term is never beyond the law."""
     if profile.act_hints or profile.article_refs or profile.definition_term or profile.unresolved_act_phrases:
         return False
-    if all(k in QUESTION_FRAMES for k in profile.keywords):  # also none at all
-        return True
+    whole = [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter] if trace else []
+    # a follow-up in a conversation («А якщо так?») is searched with the previous question: a second query
+    if all(k in QUESTION_FRAMES for k in profile.keywords) and len({s.query for s in whole}) <= 1:
+        return True  # also no word at all
     floor = policy.dense_floor_without_words.get(trace.embed_model) if trace else None
-    if floor is None or trace is None:
+    if floor is None:
         return False
-    whole = [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter]
     return bool(whole) and all(s.error is None and s.best_lexical is None and s.best_dense is not None
                                and s.best_dense < floor for s in whole)
 

