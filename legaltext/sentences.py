@@ -28,7 +28,9 @@ def without_notes(text: str) -> str:
 # «… -\nтягне за собою накладення штрафу …»; ~2,000 of them in the core). Split at the line break, the conduct was
 # quoted ending in a dash with no consequence, and the sanction stood alone, alike in every article: the answer to
 # «що мені за це буде?» lost either what was done or what follows.
-_DANGLING_DASH = re.compile(r"\s[-–—]$")
+# The dash follows a space, or in a few articles a comma with none («… у стані сп'яніння,-»: КУпАП ст. 127; 7 in the
+# core), which left those sanctions quoted alone («тягнуть за собою накладення штрафу …» as an answer).
+_DANGLING_DASH = re.compile(r"[\s,][-–—]$")
 _SANCTION = re.compile(r"^(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b")
 
 
@@ -42,7 +44,7 @@ def _with_sanctions(pieces: list[str]) -> list[str]:
     return out
 
 
-_JOINT = re.compile(r"(?<=\s[-–—])\s+(?=(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b)")
+_JOINT = re.compile(r"(?<=[\s,][-–—])\s+(?=(?:карає?ться|караються|тягн(?:е|уть)\s+за\s+собою)\b)")
 
 
 def conduct(sentence: str) -> str:

@@ -35,6 +35,17 @@ def test_plural_sanctions_join_too() -> None:
     assert [s.split(" - ")[1].split()[0] for s in split_sentences(text)] == ["тягнуть", "караються"]
 
 
+def test_a_dash_right_after_a_comma_joins_its_sanction_too() -> None:
+    # КУпАП ст. 127, part three, as the corpus prints it: no space between the comma and the dash
+    text = ("Ті самі порушення, вчинені особами, які перебувають у стані сп'яніння,-\n"
+            "тягнуть за собою накладення штрафу в розмірі сорока неоподатковуваних мінімумів доходів громадян.")
+
+    (only,) = split_sentences(text)
+    assert only.startswith("Ті самі порушення") and "сп'яніння,- тягнуть за собою" in only
+    assert meaning_sentences(text, max_sentences=5, max_chars=400) == [
+        "Ті самі порушення, вчинені особами, які перебувають у стані сп'яніння,-"]
+
+
 def test_a_line_ending_in_a_dash_stays_apart_from_anything_but_a_sanction() -> None:
     # a list opened by a dash, and a dash at the very end, are not an offence
     text = ("Відпустка надається таким працівникам -\nпрацівникам, молодшим вісімнадцяти років.\n"
