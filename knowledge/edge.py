@@ -8,8 +8,9 @@ modifier, payload filters).
 
 A shard is never written after it is built. A build writes a new generation beside the old one and then replaces
 the ``CURRENT`` file naming it, so a reader in another process sees the whole old shard or the whole new one and
-picks the new one up on its next search. The manifest records the engine version that wrote the files: a shard of
-another version is rebuilt (``manage.py build_search_shards`` after an upgrade) instead of being opened.
+picks the new one up on its next search. The manifest records the engine version that wrote the files and their
+layout: a shard of another version or layout is rebuilt (``manage.py build_search_shards`` after an upgrade) instead
+of being opened.
 """
 
 from __future__ import annotations
@@ -44,8 +45,23 @@ CURRENT = "CURRENT"  # the generation readers open, replaced atomically by a bui
 MANIFEST = "manifest.json"
 
 
+# What a shard's files hold beyond the collection's vectors. 2: each plain dense vector has an int8 copy, scanned
+# first (searchindex.LocalSearchIndex.dense_search). A shard of another layout is rebuilt like one of another
+# engine version.
+SHARD_LAYOUT = 2
+
+
 class ShardOutdated(Exception):
-    """The shard was written by another qdrant-edge version: rebuild it from the collection."""
+    """The shard was written by another qdrant-edge version or in another layout: rebuild it from the collection."""
+
+
+def outdated(manifest: dict[str, Any]) -> str | None:
+    """Why a shard with this manifest must be rebuilt before it is searched; None: it need not be."""
+    if manifest.get("edge_version") != edge_version():
+        return f"built by qdrant-edge {manifest.get('edge_version')}, this is {edge_version()}"
+    if manifest.get("layout", 1) != SHARD_LAYOUT:
+        return f"built in layout {manifest.get('layout', 1)}, this code reads layout {SHARD_LAYOUT}"
+    return None
 
 
 BACKENDS = ("auto", "qdrant", "edge")
@@ -91,8 +107,8 @@ def _edge_config(client: QdrantClient, collection: str) -> qe.EdgeConfig:
             modifier=qe.Modifier.Idf if s.modifier == models.Modifier.IDF else None) for name, s in sparse.items()},
         # no WAL: a shard is written once, flushed, and then only read, which is what lets several processes open it
         wal_enabled=False,
-        # no HNSW graph (m=0; the other two numbers are required and unused without one): dense search is exact,
-        # the same ranking as qdrant-client's local mode (an exact pass over 51k vectors: ~15 ms, README "At 51k").
+        # no HNSW graph (m=0; the other two numbers are required and unused without one): dense search is a scan,
+        # ranking as qdrant-client's local mode does (int8 copies scanned, the best rescored: ``_edge_dense``).
         # The optimizer still turns the appendable segment into an immutable one (a threshold of 1 KB): its sparse
         # inverted indexes are then files mapped on open instead of being rebuilt in RAM by every process.
         hnsw_config=qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10),
@@ -101,10 +117,17 @@ def _edge_config(client: QdrantClient, collection: str) -> qe.EdgeConfig:
     )
 
 
+DENSE_INT8_QUANTILE = 0.99  # the int8 range covers this share of the values; the rescoring corrects the rest
+
+
 def _edge_dense(params: models.VectorParams) -> qe.EdgeVectorParams:
     distance = getattr(qe.Distance, params.distance.value)
     if params.multivector_config is None:
-        return qe.EdgeVectorParams(size=params.size, distance=distance)
+        # an int8 copy of every vector (a quarter of the float32 bytes) is scanned first and the best
+        # LLDBI_DENSE_OVERSAMPLING × limit rescored with the float32 vectors: the same list and scores as the exact
+        # scan (README "Speed", session 26), which at 51k was the largest search of U4
+        return qe.EdgeVectorParams(size=params.size, distance=distance, quantization_config=qe.ScalarQuantizationConfig(
+            type=qe.ScalarType.Int8, quantile=DENSE_INT8_QUANTILE, always_ram=True))
     # the sentence vectors (knowledge/index.py SENTENCES): an article matches by its best sentence. Stored as float16:
     # U4 scans all ~44,500 of them for every question, and float32 made that 68 MB of every searching process's RSS
     # (`ask` 491 -> 560 MB); cosines move by ~1e-4, eval/natural dev by one question's hit@3 (README, session 11).
@@ -163,6 +186,7 @@ def build_shard(client: QdrantClient, collection: str, keyword_fields: Iterable[
     # opens leave their bytes as they are. Done here, before any reader sees the generation.
     qe.EdgeShard.load(str(path / "shard")).close()
     (path / MANIFEST).write_text(json.dumps({"collection": collection, "points": n, "edge_version": edge_version(),
+                                             "layout": SHARD_LAYOUT,
                                              "vectors": sorted([*config.vectors, *config.sparse_vectors])}))
     tmp = root / f".{CURRENT}.{generation}"
     tmp.write_text(generation)
@@ -213,9 +237,9 @@ def open_shard(collection: str) -> Shard | None:
             return have
         path = root / generation
         manifest = json.loads((path / MANIFEST).read_text())
-        if manifest.get("edge_version") != edge_version():
-            raise ShardOutdated(f"the {collection!r} shard was built by qdrant-edge {manifest.get('edge_version')}, "
-                                f"this is {edge_version()}: run manage.py build_search_shards")
+        why = outdated(manifest)
+        if why:
+            raise ShardOutdated(f"the {collection!r} shard was {why}: run manage.py build_search_shards")
         shard = Shard(qe.EdgeShard.load(str(path / "shard")), generation, frozenset(manifest.get("vectors", ())))
         _opened.shards[str(root)] = shard
         return shard
@@ -232,7 +256,8 @@ def ensure_shard(collection: str, keyword_fields: Iterable[str]) -> Shard | None
     try:
         shard = open_shard(collection)
     except ShardOutdated:
-        logger.warning("search shard of another qdrant-edge version: rebuilding", extra={"collection": collection})
+        logger.warning("search shard of another qdrant-edge version or layout: rebuilding",
+                       extra={"collection": collection})
         shard = None
     if shard is not None:
         return shard

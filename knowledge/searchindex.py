@@ -41,14 +41,17 @@ class _ShardSearch:
     def __init__(self, shard: edge.Shard | None) -> None:
         self.shard = shard
 
-    def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *,
-                 exact: bool = False, by_act: bool = False, must: Sequence[qe.ConditionType] = ()) -> Scored:
-        """The ``limit`` best points for ``vector`` within the acts (and ``must``); ``by_act``: ties in the acts'
-        order first."""
+    def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *, exact: bool = False,
+                 rescored: bool = False, by_act: bool = False, must: Sequence[qe.ConditionType] = ()) -> Scored:
+        """The ``limit`` best points for ``vector`` within the acts (and ``must``); ``exact``: every float vector
+        scored; ``rescored``: the int8 copies scanned and the best rescored with the float vectors; ``by_act``: ties
+        in the acts' order first."""
         if self.shard is None or using not in self.shard.vectors or limit <= 0:
             return []
         flt = _act_filter(act_keys, *must)
-        params = qe.SearchParams(exact=True) if exact else None
+        params = (qe.SearchParams(quantization=qe.QuantizationSearchParams(
+            rescore=True, oversampling=settings.LLDBI_DENSE_OVERSAMPLING)) if rescored
+            else qe.SearchParams(exact=True) if exact else None)
         fetch = limit + TIE_MARGIN
         while True:
             found = self.shard.engine.query(qe.QueryRequest(
@@ -83,8 +86,9 @@ class LocalSearchIndex(_ShardSearch):
     """The chunks: dense (one vector per article), BM25 over the text and over the heading, the exact path."""
 
     def dense_search(self, vector: Sequence[float], act_keys: list[str], limit: int) -> Scored:
-        # exact: the shard holds no graph (knowledge/edge.py), and the scan must rank as the local mode does
-        return self._nearest(index.DENSE, [float(x) for x in vector], act_keys, limit, exact=True, by_act=True)
+        # no graph (knowledge/edge.py): a scan of the int8 copies, the best rescored in float32 — the list and the
+        # scores of the exact scan, which the local mode gives (tests/knowledge/test_edge.py)
+        return self._nearest(index.DENSE, [float(x) for x in vector], act_keys, limit, rescored=True, by_act=True)
 
     def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.LEXICAL, sparse, act_keys, limit)

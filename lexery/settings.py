@@ -229,6 +229,9 @@ LLDBI_SHARDS_DIR = Path(env.str("LLDBI_SHARDS_DIR", default=str(VAR_DIR / "shard
 # Threads of a shard's search pool. One, as the dense product before it: workers share the machine's cores, and a
 # query over one optimized segment has nothing to split.
 LLDBI_EDGE_SEARCH_THREADS = env.int("LLDBI_EDGE_SEARCH_THREADS", default=1)
+# The dense search scans each vector's int8 copy and rescores this many times its limit with the float32 vectors
+# (knowledge/edge.py). 4: on eval/natural dev the lists and scores were those of the exact scan at 2 already.
+LLDBI_DENSE_OVERSAMPLING = env.float("LLDBI_DENSE_OVERSAMPLING", default=4.0)
 LLDBI_SHARD_BUILD_BATCH = env.int("LLDBI_SHARD_BUILD_BATCH", default=1024)  # points per upsert while a shard is built
 # Generations kept before the current one: a reader in another process may still search the one it opened.
 LLDBI_SHARD_GENERATIONS_KEPT = env.int("LLDBI_SHARD_GENERATIONS_KEPT", default=1)

@@ -119,9 +119,9 @@ def _check_shard(collection: str) -> Check:
     if generation is None:
         return Check(WARN, f"no search shard of {collection} yet (ingest_laws or build_search_shards)")
     manifest = json.loads((edge.shard_root(collection) / generation / edge.MANIFEST).read_text(encoding="utf-8"))
-    if manifest.get("edge_version") != edge.edge_version():
-        return Check(WARN, f"search shard of {collection} built by qdrant-edge {manifest.get('edge_version')}: "
-                           "run build_search_shards")
+    why = edge.outdated(manifest)
+    if why:
+        return Check(WARN, f"search shard of {collection} {why}: run build_search_shards")
     return Check(OK, f"search shard of {collection} present ({manifest.get('points')} points)")
 
 

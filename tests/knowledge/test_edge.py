@@ -11,6 +11,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
+import qdrant_edge as qe
 from django.conf import settings
 from django.core.management import call_command
 from qdrant_client import models
@@ -44,6 +45,28 @@ def test_the_shard_ranks_as_the_local_mode_does(lldbi_index: dict[str, int], que
         got, want = getattr(shard, method)(query, acts, 10), getattr(qdrant, method)(query, acts, 10)
         _same_ranking(got, want, 10)
         assert want or method == "heading", method  # a question may share no word with the act's headings
+
+
+def test_the_dense_search_scans_int8_copies_and_rescores_to_the_exact_scores(lldbi_index: dict[str, int]) -> None:
+    search = searchindex.get_index()
+    shard = search.shard
+    assert shard is not None
+    vector = [float(x) for x in QdrantSearchPort().embedder.embed_query([QUERIES[0]])[0]]
+
+    def scores(params: Any) -> list[tuple[str, float]]:
+        found = shard.engine.query(qe.QueryRequest(limit=10, query=qe.Query.Nearest(vector, using=index.DENSE),
+                                                          with_payload=False, params=params))
+        return [(str(p.id), p.score) for p in found]
+
+    exact = scores(qe.SearchParams(exact=True))
+    # the shard holds int8 copies: read alone, they score otherwise than the float vectors
+    approximate = scores(qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False)))
+    assert [s for _, s in approximate] != pytest.approx([s for _, s in exact], abs=1e-6)
+    # and the search U4 runs rescores them: the exact scan's points and scores
+    got = search.dense_search(vector, [], 10)
+    assert [(p["chunk_key"], s) for p, s in got] == [
+        (p["chunk_key"], s) for p, s in search._nearest(index.DENSE, vector, [], 10, exact=True, by_act=True)]
+    assert [s for _, s in got] == pytest.approx([s for _, s in exact], abs=1e-6)
 
 
 def test_the_exact_paths_answer_as_the_local_mode_does(lldbi_index: dict[str, int]) -> None:
@@ -115,12 +138,14 @@ def test_a_rebuild_is_picked_up_by_a_process_that_has_the_old_shard_open(db: Any
     assert len(generations) == 1 + settings.LLDBI_SHARD_GENERATIONS_KEPT and first.generation not in generations
 
 
-def test_a_shard_of_another_engine_version_is_rebuilt_not_opened(db: Any) -> None:
+@pytest.mark.parametrize(("field", "value"), [("edge_version", "0.0.1"), ("layout", 1)],
+                         ids=["another-engine-version", "an-older-layout"])
+def test_a_shard_of_another_engine_version_is_rebuilt_not_opened(db: Any, field: str, value: object) -> None:
     name = _collection("edge_upgrade", 6)
     path = edge.build_shard(index.get_client(), name, index.CHUNK_KEYWORD_FIELDS)
     assert path is not None
     manifest = json.loads((path / edge.MANIFEST).read_text())
-    (path / edge.MANIFEST).write_text(json.dumps({**manifest, "edge_version": "0.0.1"}))
+    (path / edge.MANIFEST).write_text(json.dumps({**manifest, field: value}))
     edge.forget(name)
     with pytest.raises(edge.ShardOutdated, match="build_search_shards"):
         edge.open_shard(name)
