@@ -26,6 +26,15 @@ Scored = list[tuple[dict[str, Any], float]]
 TIE_MARGIN = 8
 
 
+EXACT = qe.SearchParams(exact=True)  # every float vector scored
+
+
+def rescored() -> qe.SearchParams:
+    """The int8 copies (knowledge/edge.py) scanned, the best LLDBI_DENSE_OVERSAMPLING × limit rescored in float32."""
+    return qe.SearchParams(quantization=qe.QuantizationSearchParams(
+        rescore=True, oversampling=settings.LLDBI_DENSE_OVERSAMPLING))
+
+
 def _act_filter(act_keys: Sequence[str], *must: qe.ConditionType) -> qe.Filter | None:
     conditions: list[qe.ConditionType] = list(must)
     if act_keys:
@@ -41,17 +50,14 @@ class _ShardSearch:
     def __init__(self, shard: edge.Shard | None) -> None:
         self.shard = shard
 
-    def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *, exact: bool = False,
-                 rescored: bool = False, by_act: bool = False, must: Sequence[qe.ConditionType] = ()) -> Scored:
-        """The ``limit`` best points for ``vector`` within the acts (and ``must``); ``exact``: every float vector
-        scored; ``rescored``: the int8 copies scanned and the best rescored with the float vectors; ``by_act``: ties
-        in the acts' order first."""
+    def _nearest(self, using: str, vector: Any, act_keys: Sequence[str], limit: int, *,
+                 params: qe.SearchParams | None = None, by_act: bool = False,
+                 must: Sequence[qe.ConditionType] = ()) -> Scored:
+        """The ``limit`` best points for ``vector`` within the acts (and ``must``), searched as ``params`` say
+        (``EXACT``, ``rescored()``); ``by_act``: ties in the acts' order first."""
         if self.shard is None or using not in self.shard.vectors or limit <= 0:
             return []
         flt = _act_filter(act_keys, *must)
-        params = (qe.SearchParams(quantization=qe.QuantizationSearchParams(
-            rescore=True, oversampling=settings.LLDBI_DENSE_OVERSAMPLING)) if rescored
-            else qe.SearchParams(exact=True) if exact else None)
         fetch = limit + TIE_MARGIN
         while True:
             found = self.shard.engine.query(qe.QueryRequest(
@@ -88,7 +94,7 @@ class LocalSearchIndex(_ShardSearch):
     def dense_search(self, vector: Sequence[float], act_keys: list[str], limit: int) -> Scored:
         # no graph (knowledge/edge.py): a scan of the int8 copies, the best rescored in float32 — the list and the
         # scores of the exact scan, which the local mode gives (tests/knowledge/test_edge.py)
-        return self._nearest(index.DENSE, [float(x) for x in vector], act_keys, limit, rescored=True, by_act=True)
+        return self._nearest(index.DENSE, [float(x) for x in vector], act_keys, limit, params=rescored(), by_act=True)
 
     def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.LEXICAL, sparse, act_keys, limit)
@@ -102,7 +108,7 @@ class LocalSearchIndex(_ShardSearch):
         first chunks, if any — whose best sentence comes closest to ``vector``: exact MaxSim, as the local mode
         scores it."""
         must = [qe.HasIdCondition({index.point_id(k) for k in among})] if among else []
-        return self._nearest(index.SENTENCES, [[float(x) for x in vector]], act_keys, limit, exact=True, by_act=True,
+        return self._nearest(index.SENTENCES, [[float(x) for x in vector]], act_keys, limit, params=EXACT, by_act=True,
                              must=must)
 
     def points(self) -> int:

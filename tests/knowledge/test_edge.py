@@ -58,14 +58,15 @@ def test_the_dense_search_scans_int8_copies_and_rescores_to_the_exact_scores(lld
                                                           with_payload=False, params=params))
         return [(str(p.id), p.score) for p in found]
 
-    exact = scores(qe.SearchParams(exact=True))
+    exact = scores(searchindex.EXACT)
     # the shard holds int8 copies: read alone, they score otherwise than the float vectors
     approximate = scores(qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False)))
     assert [s for _, s in approximate] != pytest.approx([s for _, s in exact], abs=1e-6)
     # and the search U4 runs rescores them: the exact scan's points and scores
     got = search.dense_search(vector, [], 10)
     assert [(p["chunk_key"], s) for p, s in got] == [
-        (p["chunk_key"], s) for p, s in search._nearest(index.DENSE, vector, [], 10, exact=True, by_act=True)]
+        (p["chunk_key"], s) for p, s in search._nearest(index.DENSE, vector, [], 10, params=searchindex.EXACT,
+                                                   by_act=True)]
     assert [s for _, s in got] == pytest.approx([s for _, s in exact], abs=1e-6)
 
 
