@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -65,6 +65,8 @@ class FoundCitation:
     # label | quoted | title | initials | this_act | inherited | source | evidence | unknown | unbound
     how: str = "label"
     part: str | None = None
+    # inside a quote whose source closes the sentence in parentheses: an article the quote mentions on its way
+    in_passing: bool = False
 
     @property
     def article_ref(self) -> str:
@@ -439,6 +441,22 @@ def _same_sentence_act(text: str, start: int, previous: list[FoundCitation]) -> 
     return _Act(last.label, last.act_nreg, -1, -1, "inherited")
 
 
+def _mentioned_in_passing(text: str, c: FoundCitation, later: list[FoundCitation]) -> bool:
+    """``c`` stands inside a quote: a source closes its sentence in parentheses ("… статтею 26 Закону України "Про
+    …" … (Закон «Про судоустрій і статус суддів» ст. 141).") and ``c`` is not itself that parenthesis."""
+    return not text[:c.start].rstrip().endswith("(") and _closing_source(text, c, later) is not None
+
+
+def _closing_source(text: str, c: FoundCitation, later: list[FoundCitation]) -> FoundCitation | None:
+    """The quoted source that closes ``c``'s sentence in parentheses; None when the sentence ends first or its
+    next citation is not a parenthesised source."""
+    source = next((x for x in later if x.how in _TEXTUAL and x.act_nreg), None)
+    if (source is None or _SENTENCE_END.search(text, c.end, source.start)
+            or not text[:source.start].rstrip().endswith("(") or not text[source.end:].lstrip().startswith(")")):
+        return None
+    return source
+
+
 def _quoted_source(text: str, c: FoundCitation, earlier: list[FoundCitation], later: list[FoundCitation]
                    ) -> FoundCitation:
     """A quote carries its source after it: "… у частині другій статті 36 цього Закону … (Закон «Про …» ст. 52)."
@@ -451,9 +469,8 @@ def _quoted_source(text: str, c: FoundCitation, earlier: list[FoundCitation], la
             return c
     elif c.how != "unbound":
         return c
-    source = next((x for x in later if x.how in _TEXTUAL and x.act_nreg), None)
-    if (source is None or _SENTENCE_END.search(text, c.end, source.start)
-            or not text[:source.start].rstrip().endswith("(") or not text[source.end:].lstrip().startswith(")")):
+    source = _closing_source(text, c, later)
+    if source is None:
         return c
     this = _THIS_ACT.search(text, c.start, c.end)
     if this and this.group("kind").lower().startswith("закон") != _is_law(source.label):
@@ -463,8 +480,9 @@ def _quoted_source(text: str, c: FoundCitation, earlier: list[FoundCitation], la
 
 def basis_first(found: list[FoundCitation]) -> list[FoundCitation]:
     """The answer's citations in reading order, but the articles a quoted norm refers to after the ones quoted: the
-    first citation is what the answer rests on, not an article the quote happens to mention on its way."""
-    return sorted(found, key=lambda c: c.how == "source")
+    first citation is what the answer rests on, not an article the quote happens to mention on its way — its own
+    act's («статті 12 цього Закону») or another's («статтею 26 Закону України "Про …"»)."""
+    return sorted(found, key=lambda c: c.how == "source" or c.in_passing)
 
 
 def split_ref(ref: str) -> tuple[str, str]:
@@ -518,7 +536,9 @@ def find_citations(text: str, labels: Mapping[str, str], *, titles: Mapping[str,
             else:
                 out.append(FoundCitation(bound.label, num, bound.nreg, start, end, bound.how, part))
         consumed = pos = end
-    return [_quoted_source(text, c, out[:i], out[i + 1:]) for i, c in enumerate(out)]
+    placed = [_quoted_source(text, c, out[:i], out[i + 1:]) for i, c in enumerate(out)]
+    return [replace(c, in_passing=True) if _mentioned_in_passing(text, c, placed[i + 1:]) else c
+            for i, c in enumerate(placed)]
 
 
 def citation_keys(refs: Collection[str], labels: Mapping[str, str]) -> set[tuple[str, str]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from legaltext.citations import find_citations
+from legaltext.citations import basis_first, find_citations
 from pipeline.contracts import AssembledPrompt, CoverageGap, Draft, LawSourceRef
 from pipeline.stages.deliver import REMOVED, deliver
 from pipeline.stages.verify import verify
@@ -150,6 +150,43 @@ def test_a_quote_that_names_another_article_of_its_source_verifies_without_a_ret
     answer = deliver(draft(QUOTE_OF_LAW), result, LABELS, "partial", None)
     assert answer.text == QUOTE_OF_LAW
     assert [c.article_ref for c in answer.citations] == ["Закон «Про відпустки» ст. 6", "Закон «Про відпустки» ст. 12"]
+
+
+QUOTE_NAMING_ANOTHER_ACT = ("Коротко: Працівникам, які працюють у нічний час, оплата провадиться відповідно до "
+                            "статті 108 Кодексу законів про працю України у підвищеному розмірі (Закон «Про оплату "
+                            "праці» ст. 10).\n— Робота в нічний час оплачується в підвищеному розмірі (КЗпП ст. 40).")
+
+
+def test_an_article_of_another_act_a_quote_mentions_follows_the_quotes_source() -> None:
+    # given a quote of one law that names another act's article on its way, its source in parentheses after it
+    found = find_citations(QUOTE_NAMING_ANOTHER_ACT, LABELS)
+    assert [(c.article_ref, c.in_passing) for c in found] == [
+        ("КЗпП ст. 108", True), ("Закон «Про оплату праці» ст. 10", False), ("КЗпП ст. 40", False)]
+    # then the answer rests on the quoted article: the delivered citations put it first, the mentioned one after
+    # the sources (before, "КЗпП ст. 108" came first in reading order)
+    evidence = ("Закон «Про оплату праці» ст. 10", "КЗпП ст. 108", "КЗпП ст. 40")
+    prompt = AssembledPrompt(meta={"mode": "law"}, budget={"law_chars": 0},
+                             law_source_refs=[LawSourceRef(article_ref=r, r2_key=f"k{i}", score=0.9)
+                                              for i, r in enumerate(evidence)])
+    result = verify(draft(QUOTE_NAMING_ANOTHER_ACT), prompt, LABELS, None)
+    answer = deliver(draft(QUOTE_NAMING_ANOTHER_ACT), result, LABELS, "partial", None)
+    assert [c.article_ref for c in answer.citations] == ["Закон «Про оплату праці» ст. 10", "КЗпП ст. 40",
+                                                         "КЗпП ст. 108"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("Відповідно до ст. 108 КЗпП нічна робота оплачується більше. Інше (КЗпП ст. 40).",
+                     id="source-in-next-sentence"),
+        pytest.param("За ст. 108 КЗпП і КЗпП ст. 40 оплата підвищена.", id="no-parentheses"),
+        pytest.param("Оплата підвищена (КЗпП ст. 108) — так само й тут (КЗпП ст. 40).", id="itself-a-source"),
+    ],
+)
+def test_a_mention_in_the_answers_own_words_keeps_its_place(text: str) -> None:
+    found = find_citations(text, LABELS)
+    assert [c.in_passing for c in found] == [False, False]
+    assert [c.article_ref for c in basis_first(found)] == ["КЗпП ст. 108", "КЗпП ст. 40"]
 
 
 def test_numbers_that_are_not_articles_are_not_read_as_a_list() -> None:
