@@ -193,13 +193,30 @@ def _meaningful(word: str, first: str) -> bool:
     return word not in STOP_FORMS and first not in STOPWORDS and (len(first) >= 3 or first.isdigit())
 
 
+# «Звільнення від» is release, not dismissal: «звільнення від кримінальної відповідальності», «підлягає звільненню від
+# роботи із збереженням середнього заробітку», «звільняються від сплати». The stems are one lemma's, so a question
+# about dismissal («Чи можна звільнити вагітну жінку?») matched КЗпП ст. 178's release from work as well as ст. 184's
+# prohibition, and КК's exemptions from punishment filled labour answers. A word of these stems followed by «від»
+# is read as one lemma of its own, RELEASE_LEMMA, verb or noun alike: a question about release still meets it.
+RELEASE_STEMS = ("звільн",)
+RELEASE_MARK = "_від"
+RELEASE_LEMMA = "звільнення" + RELEASE_MARK
+
+
+def _released(read: tuple[str, ...], following: str | None) -> tuple[str, ...]:
+    return (RELEASE_LEMMA,) if following == "від" and read[0].startswith(RELEASE_STEMS) else read
+
+
 def content_readings(text: str, *, question: bool = False) -> list[tuple[str, ...]]:
     """For each meaningful word, in order, the lemmas it may be (``readings``). A word whose first reading is a
-    stopword is dropped, as in ``content_lemmas``; so are readings that are stopwords or too short."""
+    stopword is dropped, as in ``content_lemmas``; so are readings that are stopwords or too short. A word of
+    RELEASE_STEMS before «від» is its release sense."""
     out = []
-    for w in question_words(text) if question else words(text):
+    seq = question_words(text) if question else words(text)
+    for i, w in enumerate(seq):
         read = readings(w)
         if _meaningful(w, read[0]):
+            read = _released(read, seq[i + 1] if i + 1 < len(seq) else None)
             out.append(tuple(r for r in read if r not in STOPWORDS and (len(r) >= 3 or r.isdigit())))
     return out
 

@@ -20,7 +20,7 @@ from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
-from legaltext.text import content_lemmas, content_readings, question_lemmas
+from legaltext.text import RELEASE_MARK, content_lemmas, content_readings, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
@@ -149,6 +149,18 @@ def is_statement(sentence: str) -> bool:
     return not (_REPEALED.search(s) and len(s) < 200)
 
 
+# An evidence chunk may begin inside a list or a sentence (a long article is cut into chunks): its first lines are
+# items whose opening stands in another chunk («звільнення домашнього працівника.» of КЗпП ст. 43-1's «…
+# допускається у випадках:») or the tail of a sentence. Quoted alone they say nothing, and one led an answer about a
+# dismissal for absence. A line that begins in lower case with no opening before it is not quoted (a defining item
+# still is); 0 quotes such lines.
+ORPHAN_ITEMS_CUT = 1
+
+
+def _orphan(sentence: str, header: str | None) -> bool:
+    return header is None and sentence.lstrip()[:1].islower()
+
+
 @dataclass(frozen=True)
 class _Quote:
     ref: str
@@ -168,7 +180,8 @@ STEM_CHARS = 6  # "звільнити" and "звільнення" are two lemmas
 
 
 def _unit(lemma_: str) -> str:
-    return lemma_[:STEM_CHARS]
+    # a release («звільнення від», legaltext.text.RELEASE_MARK) is not a dismissal: its stem keeps the mark
+    return lemma_[:STEM_CHARS] + RELEASE_MARK if lemma_.endswith(RELEASE_MARK) else lemma_[:STEM_CHARS]
 
 
 SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sentence of the n-th source ÷ (1 + 0.1 n)
@@ -411,7 +424,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     for rank, (ref, body, heading) in enumerate(headed):
         for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(_without_notes(body))
                                                          if x != heading])):
-            if not is_statement(s):
+            if not is_statement(s) or (ORPHAN_ITEMS_CUT and _orphan(s, header) and not _defines(s, asked)):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
             if form is not None:

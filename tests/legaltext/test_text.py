@@ -142,3 +142,19 @@ def test_a_question_asked_with_the_verb_meets_the_statute_worded_with_its_noun()
 
     assert weights[term_id("звільнити")] == 1.0 and weights[term_id("звільнення")] == EXPANSION_WEIGHT
     assert term_id("звільнення") in statute.indices
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("вона підлягає звільненню від роботи", ["підлягати", "звільнення_від", "робот"], id="noun"),
+        pytest.param("Чи можуть звільнити від покарання?", ["звільнення_від", "покарання"], id="verb-asked"),
+        pytest.param("особа звільняється від сплати", ["особа", "звільнення_від", "сплата"], id="reflexive"),
+        pytest.param("Чи можна звільнити вагітну жінку?", ["можний", "звільнити", "вагітний", "жінка"],
+                     id="dismissal-untouched"),
+        pytest.param("звільнення з роботи від імені власника", ["звільнення", "робот", "ім'я", "власник"],
+                     id="від-not-next"),
+    ],
+)
+def test_release_is_read_apart_from_dismissal(text: str, expected: list[str]) -> None:
+    assert content_lemmas(text) == expected
