@@ -46,9 +46,9 @@ MANIFEST = "manifest.json"
 
 
 # What a shard's files hold beyond the collection's vectors. 2: each plain dense vector has an int8 copy, scanned
-# first (searchindex.LocalSearchIndex.dense_search). A shard of another layout is rebuilt like one of another
-# engine version.
-SHARD_LAYOUT = 2
+# first (searchindex.LocalSearchIndex.dense_search). 3: the int8 copies are mapped, not copied into each process's
+# RAM (``_edge_dense``). A shard of another layout is rebuilt like one of another engine version.
+SHARD_LAYOUT = 3
 
 
 class ShardOutdated(Exception):
@@ -125,9 +125,12 @@ def _edge_dense(params: models.VectorParams) -> qe.EdgeVectorParams:
     if params.multivector_config is None:
         # an int8 copy of every vector (a quarter of the float32 bytes) is scanned first and the best
         # LLDBI_DENSE_OVERSAMPLING × limit rescored with the float32 vectors: the same list and scores as the exact
-        # scan (README "Speed", session 26), which at 51k was the largest search of U4
+        # scan (README "Speed", session 26), which at 51k was the largest search of U4. The copies are mapped
+        # ("cold"), not copied into RAM on open: the copy dropped the file from the page cache first and read it back
+        # page fault by page fault, 1.6–1.9 s of every process opening the 51k shard (65 MB); mapped, each process
+        # shares the page cache and ``_warm`` reads the file in one pass (README "Speed", session 27).
         return qe.EdgeVectorParams(size=params.size, distance=distance, quantization_config=qe.ScalarQuantizationConfig(
-            type=qe.ScalarType.Int8, quantile=DENSE_INT8_QUANTILE, always_ram=True))
+            type=qe.ScalarType.Int8, quantile=DENSE_INT8_QUANTILE, memory=qe.Memory.Cold))
     # the sentence vectors (knowledge/index.py SENTENCES): an article matches by its best sentence. Stored as float16:
     # U4 scans all ~44,500 of them for every question, and float32 made that 68 MB of every searching process's RSS
     # (`ask` 491 -> 560 MB); cosines move by ~1e-4, eval/natural dev by one question's hit@3 (README, session 11).
@@ -241,8 +244,25 @@ def open_shard(collection: str) -> Shard | None:
         if why:
             raise ShardOutdated(f"the {collection!r} shard was {why}: run manage.py build_search_shards")
         shard = Shard(qe.EdgeShard.load(str(path / "shard")), generation, frozenset(manifest.get("vectors", ())))
+        _warm(path / "shard")
         _opened.shards[str(root)] = shard
         return shard
+
+
+WARM_READ_BYTES = 4 << 20
+# The files every dense search scans whole (the int8 copies): read once in large blocks after the open, so that the
+# first question does not read them page fault by page fault (0.7 s at 51k, against 0.02 s read so).
+_SCANNED_WHOLE = "segments/*/vector_storage-*/quantized.data"
+
+
+def _warm(shard_dir: Path) -> None:
+    for path in shard_dir.glob(_SCANNED_WHOLE):
+        try:
+            with path.open("rb", buffering=0) as f:
+                while f.read(WARM_READ_BYTES):
+                    pass
+        except OSError:  # a warm-up only: the search reads what it needs either way
+            logger.warning("search shard file not warmed", extra={"path": str(path)}, exc_info=True)
 
 
 _build_lock = threading.Lock()

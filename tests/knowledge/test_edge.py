@@ -70,6 +70,30 @@ def test_the_dense_search_scans_int8_copies_and_rescores_to_the_exact_scores(lld
     assert [s for _, s in got] == pytest.approx([s for _, s in exact], abs=1e-6)
 
 
+def _rchar() -> int:
+    """Bytes this process has read through read() calls so far (a page fault on a mapped file counts nothing)."""
+    with open("/proc/self/io") as f:
+        return int(next(line for line in f if line.startswith("rchar:")).split()[1])
+
+
+def test_the_int8_copies_are_mapped_and_read_in_one_pass_when_the_shard_opens(lldbi_index: dict[str, int]) -> None:
+    # given the law shard: its int8 copies are mapped ("cold"), not copied into each process's RAM on open
+    name = settings.LLDBI_COLLECTION
+    generation = edge.current_generation(name)
+    assert generation is not None
+    shard_dir = edge.shard_root(name) / generation / "shard"
+    config = json.loads((shard_dir / "edge_config.json").read_text())
+    assert config["vectors"][index.DENSE]["quantization_config"]["scalar"]["memory"] == "cold"
+    copies = list(shard_dir.glob(edge._SCANNED_WHOLE))
+    assert copies, "the dense vector has int8 copies"
+    # when a process opens it
+    edge.forget(name)
+    before = _rchar()
+    assert edge.open_shard(name) is not None
+    # then it has read them whole, in large blocks, before the first search needs them
+    assert _rchar() - before >= sum(p.stat().st_size for p in copies)
+
+
 def test_the_exact_paths_answer_as_the_local_mode_does(lldbi_index: dict[str, int]) -> None:
     shard, qdrant = QdrantSearchPort(backend="edge"), QdrantSearchPort(backend="qdrant")
     for acts, article in ((["322-08"], "36"), ([], "4"), (["504/96-вр", "322-08"], "2")):
@@ -139,8 +163,8 @@ def test_a_rebuild_is_picked_up_by_a_process_that_has_the_old_shard_open(db: Any
     assert len(generations) == 1 + settings.LLDBI_SHARD_GENERATIONS_KEPT and first.generation not in generations
 
 
-@pytest.mark.parametrize(("field", "value"), [("edge_version", "0.0.1"), ("layout", 1)],
-                         ids=["another-engine-version", "an-older-layout"])
+@pytest.mark.parametrize(("field", "value"), [("edge_version", "0.0.1"), ("layout", 1), ("layout", 2)],
+                         ids=["another-engine-version", "an-older-layout", "int8-copies-in-ram"])
 def test_a_shard_of_another_engine_version_is_rebuilt_not_opened(db: Any, field: str, value: object) -> None:
     name = _collection("edge_upgrade", 6)
     path = edge.build_shard(index.get_client(), name, index.CHUNK_KEYWORD_FIELDS)
