@@ -151,14 +151,21 @@ def is_statement(sentence: str) -> bool:
 
 # An evidence chunk may begin inside a list or a sentence (a long article is cut into chunks): its first lines are
 # items whose opening stands in another chunk («звільнення домашнього працівника.» of КЗпП ст. 43-1's «…
-# допускається у випадках:») or the tail of a sentence. Quoted alone they say nothing, and one led an answer about a
-# dismissal for absence. A line that begins in lower case with no opening before it is not quoted (a defining item
-# still is); 0 quotes such lines.
+# допускається у випадках:») or the tail of a sentence. Such a line is quoted after «… », which says it continues
+# something; one too short to say anything alone (fewer than ORPHAN_MIN_LEMMAS content words: «звільнення
+# домашнього працівника» led an answer about a dismissal for absence) is not quoted. A longer one often is the answer
+# («г) для будівництва і обслуговування жилого будинку … у селах - не більше 0,25 гектара», ЗК ст. 121). 0 quotes
+# every such line as it stands.
 ORPHAN_ITEMS_CUT = 1
+ORPHAN_MIN_LEMMAS = 5
 
 
 def _orphan(sentence: str, header: str | None) -> bool:
     return header is None and sentence.lstrip()[:1].islower()
+
+
+def _too_short_alone(sentence: str, header: str | None) -> bool:
+    return bool(ORPHAN_ITEMS_CUT) and _orphan(sentence, header) and len(content_lemmas(sentence)) < ORPHAN_MIN_LEMMAS
 
 
 @dataclass(frozen=True)
@@ -360,7 +367,8 @@ def _quoted(q: _Quote, keep: set[str]) -> str:
     """The sentence as quoted: a list item after the words it continues, cut to the end that leads into it."""
     body = _clip(q.sentence, keep)
     if not q.header:
-        return body
+        # a line that continues what the evidence does not show says so
+        return f"… {body}" if ORPHAN_ITEMS_CUT and _orphan(body, None) else body
     header = q.header.rstrip(" :")
     if len(header) > HEADER_CHARS:
         header = "… " + header[-HEADER_CHARS:].split(" ", 1)[-1]
@@ -424,7 +432,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     for rank, (ref, body, heading) in enumerate(headed):
         for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(_without_notes(body))
                                                          if x != heading])):
-            if not is_statement(s) or (ORPHAN_ITEMS_CUT and _orphan(s, header) and not _defines(s, asked)):
+            if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
             if form is not None:
