@@ -199,8 +199,7 @@ def _meaningful(word: str, first: str) -> bool:
 # prohibition, and КК's exemptions from punishment filled labour answers. A word of these stems followed by «від»
 # is read as one lemma of its own, RELEASE_LEMMA, verb or noun alike: a question about release still meets it.
 RELEASE_STEMS = ("звільн",)
-RELEASE_MARK = "_від"
-RELEASE_LEMMA = "звільнення" + RELEASE_MARK
+RELEASE_LEMMA = "звільнення_від"
 
 
 def _released(read: tuple[str, ...], following: str | None) -> tuple[str, ...]:

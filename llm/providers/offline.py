@@ -20,7 +20,7 @@ from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
-from legaltext.text import RELEASE_MARK, content_lemmas, content_readings, question_lemmas
+from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
@@ -187,8 +187,8 @@ STEM_CHARS = 6  # "звільнити" and "звільнення" are two lemmas
 
 
 def _unit(lemma_: str) -> str:
-    # a release («звільнення від», legaltext.text.RELEASE_MARK) is not a dismissal: its stem keeps the mark
-    return lemma_[:STEM_CHARS] + RELEASE_MARK if lemma_.endswith(RELEASE_MARK) else lemma_[:STEM_CHARS]
+    # a release («звільнення від», legaltext.text.RELEASE_LEMMA) is not a dismissal: it is not cut to the stem
+    return lemma_ if lemma_ == RELEASE_LEMMA else lemma_[:STEM_CHARS]
 
 
 SOURCE_RANK_DECAY = 0.1  # the evidence's order is retrieval's judgement: a sentence of the n-th source ÷ (1 + 0.1 n)
