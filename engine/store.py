@@ -485,15 +485,17 @@ WITH opened AS (
 ), outbox AS (
     INSERT INTO {OUTBOX} (run_id, stage, attempt, queue, created_at, sends, last_error)
     SELECT id, %(stage)s, %(attempt)s, %(queue)s, %(now)s, 0, '' FROM opened
+    RETURNING id
 )
-SELECT id FROM opened
+SELECT opened.id, outbox.id FROM opened, outbox
 """
 
 
-def open_run(run: Run, first: NextStage) -> RunContext:
+def open_run(run: Run, first: NextStage) -> int:
     """Store ``run`` (an unsaved instance, its defaults set by the model), an empty context and the outbox row of
     its first stage — what ``Run.objects.create`` and ``engine.entry.run_start`` write, in one statement (its own
-    transaction outside the caller's). Returns the context, attached to the run as the ORM would attach it."""
+    transaction outside the caller's). The context is attached to the run as the ORM would attach it; returns the
+    outbox row's id (its sent mark is written later, ``dispatch.send_decided``)."""
     for field in _OPEN_RUN_FIELDS:
         field.pre_save(run, add=True)  # created_at, updated_at: as a save sets them
     now = run.updated_at
@@ -502,8 +504,8 @@ def open_run(run: Run, first: NextStage) -> RunContext:
     params.update({"now": now, "stage": first.stage, "attempt": first.attempt, "queue": first.queue})
     with _prepared_cursor() as cursor:
         cursor.execute(_OPEN_SQL, params)
-        cursor.fetchone()
+        _, outbox_id = cursor.fetchone()
     run._state.adding, run._state.db = False, connection.alias
-    context = RunContext(run=run, document={}, version=0, updated_at=now)
+    context = RunContext(run=run, document={}, version=0, updated_at=now)  # attaches itself as run.context
     context._state.adding, context._state.db = False, connection.alias
-    return context
+    return int(outbox_id)

@@ -4,6 +4,7 @@ exactly what the ORM path (``Run.objects.create`` and ``run_start`` in a transac
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import redis
 from django.db import connection
 from django.forms.models import model_to_dict
 
+from engine import dispatch
 from engine.models import OutboxMessage
 from runs.models import Run, RunContext
 from runs.services import run_create
@@ -30,15 +32,28 @@ def _stored(run_id: Any) -> tuple[dict[str, Any], dict[str, Any], list[tuple[Any
     return fields, context, outbox
 
 
+def _sent_mark_written(run_id: Any, within_s: float = 5.0) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline and OutboxMessage.objects.get(run_id=run_id).sent_at is None:
+        time.sleep(0.02)
+
+
 def test_a_run_opened_in_one_statement_is_the_run_the_orm_stores(broker: redis.Redis, specialist: Specialist,
-                                                                 monkeypatch: Any) -> None:
+                                                                 monkeypatch: Any, settings: Any) -> None:
     if connection.vendor != "postgresql":
         pytest.skip("the one-statement opening is PostgreSQL's; other databases take the ORM path")
+    settings.OUTBOX_SENT_MARK_DELAY_S = 0.05
+
     def create() -> Run:
         return run_create(org=specialist.org, specialist=specialist, question=QUESTION,
                           flag_overrides={"assembler": True}, user_ref="u-1", conversation_id="c-1")
 
     fast = create()
+    # Sent, its mark not yet written: no second statement in the request; the batch writes it well before the
+    # reaper would send the row again.
+    assert OutboxMessage.objects.get(run_id=fast.pk).sends == 0
+    _sent_mark_written(fast.pk)
+    assert dispatch.take_sent_marks() == []
     monkeypatch.setattr("engine.store.fast", lambda: False)  # the ORM path, as on SQLite
     orm = create()
 
