@@ -233,6 +233,21 @@ def _ideas(lemmas: list[str], own: set[str],
 # (ст. 40). 0 reads the modal word as any other.
 MODAL_IDEA = 1
 SANCTION_WORDS = 0  # 1: an offence's sanction weighed with its conduct (see _Scorer)
+# …unless the question asks what the punishment is («за крадіжку дають мінімум п'ять років тюрми?», «який штраф
+# за …»): then the sanction is what answers, and the conduct alone let КК ст. 102's terms for minors, holding
+# «позбавлення волі» and «років», lead over ст. 185's «Крадіжка, вчинена … в умовах воєнного … стану, - карається
+# позбавленням волі на строк від п'яти до восьми років». 0: the conduct alone, whatever is asked.
+SANCTION_ASKED = 1
+_SANCTION_ASKED = re.compile(r"\b(?:покаран\w*|покарают\w*|покарати|карається|тюрм\w*|в'язниц\w*|ґрат\w*|"
+                             r"посадять|посадити|посадили|сидіти|відсиджу\w*|ув'язнен\w*|позбавлен\w*\s+волі|"
+                             r"штраф\w*|оштраф\w*|дають|дадуть|загрожує|світить)", re.I)
+
+
+def _offence_form(question: str) -> Callable[[str], str]:
+    """How an offence's sentence is read for this question: whole when the punishment is asked, else its conduct."""
+    if SANCTION_WORDS or (SANCTION_ASKED and _SANCTION_ASKED.search(question)):
+        return str
+    return conduct
 _MODAL_LEMMAS = frozenset({"право", "можний", "вправа", "зобов'язаний", "повинний", "дозволятися", "заборонятися"})
 _MODAL_ASKED = re.compile(r"\b(?:ма(?:є|ють|ю|в|ла|ли|ємо|єте)\b(?:\s+\S+){0,2}?\s+право|можна|вправі|"
                           r"зобов'язан\w*|повин\w*|дозволено|заборонено|законно)\b", re.I)
@@ -267,7 +282,8 @@ class _Scorer:
         self.figure = bool(_FIGURE_ASKED.search(question))
         # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
         # every article of its code: its words would weigh the longest offences, not the one asked about
-        self.lemmas = [{_unit(t) for t in content_lemmas(s if SANCTION_WORDS else conduct(s))} for s in sentences]
+        form = _offence_form(question)
+        self.lemmas = [{_unit(t) for t in content_lemmas(form(s))} for s in sentences]
         n = len(sentences) or 1
         # an idea's lay words are the question's own: only its phrases add words to weigh
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}
@@ -323,7 +339,8 @@ def set_sentence_similarity(similarity: SentenceSimilarity | None) -> None:
 def _with_meaning(question: str, sentences: list[str], words: list[float]) -> list[float]:
     """The word scores, each scaled to the best, plus the meaning's share; the word scores alone without a model."""
     similarity = _similarity
-    head = [conduct(s)[:MEANING_CHARS] for s in sentences[:MEANING_MAX_SENTENCES]]
+    form = _offence_form(question)
+    head = [form(s)[:MEANING_CHARS] for s in sentences[:MEANING_MAX_SENTENCES]]
     if similarity is None or MEANING_WEIGHT <= 0 or len(head) < 2:
         return words
     # The model knows «лікарняний» no better than the words do: the statute's words for the question's lay phrases
