@@ -243,6 +243,18 @@ _SANCTION_ASKED = re.compile(r"\b(?:покаран\w*|покарают\w*|пок
                              r"штраф\w*|оштраф\w*|дають|дадуть|загрожує|світить)", re.I)
 
 
+# What a sentence names as its exception («крім воєнного стану», «за винятком випадків …») is what it does not say
+# the rule of: «Те саме діяння, вчинене в умовах особливого періоду, крім воєнного стану» (КК ст. 419, a soldier's
+# offence outside wartime) matched «воєнний стан» in a question about theft in wartime and led its answer. A word
+# held only inside such a clause does not count for the sentence. 0: every word counts.
+EXCEPTION_CUT = 1
+_EXCEPTION = re.compile(r"\b(?:крім|окрім|за\s+винятком)\s[^,;:()–—]*", re.I)
+
+
+def _without_exceptions(sentence: str) -> str:
+    return _EXCEPTION.sub(" ", sentence) if EXCEPTION_CUT else sentence
+
+
 def _offence_form(question: str) -> Callable[[str], str]:
     """How an offence's sentence is read for this question: whole when the punishment is asked, else its conduct."""
     if SANCTION_WORDS or (SANCTION_ASKED and _SANCTION_ASKED.search(question)):
@@ -283,7 +295,7 @@ class _Scorer:
         # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
         # every article of its code: its words would weigh the longest offences, not the one asked about
         form = _offence_form(question)
-        self.lemmas = [{_unit(t) for t in content_lemmas(form(s))} for s in sentences]
+        self.lemmas = [{_unit(t) for t in content_lemmas(_without_exceptions(form(s)))} for s in sentences]
         n = len(sentences) or 1
         # an idea's lay words are the question's own: only its phrases add words to weigh
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}

@@ -1,6 +1,6 @@
-"""A question asking what the punishment is reads an offence's sanction with its conduct: the sanction is what
-answers it. Any other question reads the conduct alone (an offence's sanction is worded alike in every article of
-its code)."""
+"""How the offline writer reads a law's sentence against the question: an offence's sanction with its conduct when
+the question asks what the punishment is (the sanction is what answers it), its conduct alone otherwise (a sanction
+is worded alike in every article of its code); and never by the words of what the sentence excepts."""
 
 from __future__ import annotations
 
@@ -57,3 +57,27 @@ def test_a_question_not_asking_the_punishment_reads_the_conduct_alone() -> None:
     sentences = [THEFT, MINORS, *OTHERS]
     scorer = offline._Scorer(question, sentences)
     assert not {"позбав", "воло"} & scorer.lemmas[0]
+
+
+OUTSIDE_WARTIME = ("Те саме діяння, вчинене в умовах особливого періоду, крім воєнного стану, - карається "
+                   "позбавленням волі на строк від п'яти до восьми років.")
+IN_WARTIME = ("Діяння, передбачене частиною першою цієї статті, вчинене в умовах воєнного стану, - карається "
+              "позбавленням волі на строк від п'яти до десяти років.")
+NO_DISMISSAL = ("Не допускається звільнення працівника з ініціативи роботодавця в період його тимчасової "
+                "непрацездатності (крім звільнення за пунктом 5 частини першої цієї статті).")
+
+
+def test_what_a_sentence_excepts_is_not_what_it_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """«крім воєнного стану» says the rule is not about wartime: those words do not count for the sentence; a word
+    it also holds outside the exception («звільнення») still does."""
+    question = "Яке покарання за таке діяння, якщо його вчинено під час воєнного стану?"
+    sentences = [OUTSIDE_WARTIME, IN_WARTIME, NO_DISMISSAL]
+    scorer = offline._Scorer(question, sentences)
+    assert not {"воєнни", "стан"} & scorer.lemmas[0]
+    assert {"воєнни", "стан"} <= scorer.lemmas[1]
+    assert "звільн" in scorer.lemmas[2]
+    assert scorer.score(1, IN_WARTIME) > scorer.score(0, OUTSIDE_WARTIME)
+
+    monkeypatch.setattr(offline, "EXCEPTION_CUT", 0)
+    uncut = offline._Scorer(question, sentences)
+    assert {"воєнни", "стан"} <= uncut.lemmas[0]
