@@ -234,13 +234,15 @@ def _ideas(lemmas: list[str], own: set[str],
 MODAL_IDEA = 1
 SANCTION_WORDS = 0  # 1: an offence's sanction weighed with its conduct (see _Scorer)
 # …unless the question asks what the punishment is («за крадіжку дають мінімум п'ять років тюрми?», «який штраф
-# за …»): then the sanction is what answers, and the conduct alone let КК ст. 102's terms for minors, holding
-# «позбавлення волі» and «років», lead over ст. 185's «Крадіжка, вчинена … в умовах воєнного … стану, - карається
-# позбавленням волі на строк від п'яти до восьми років». 0: the conduct alone, whatever is asked.
+# за …», «що мені за це буде?», «яка відповідальність»): then the sanction is what answers, and the conduct alone
+# let КК ст. 102's terms for minors, holding «позбавлення волі» and «років», lead over ст. 185's «Крадіжка, вчинена
+# … в умовах воєнного … стану, - карається позбавленням волі на строк від п'яти до восьми років». 0: the conduct
+# alone, whatever is asked.
 SANCTION_ASKED = 1
-_SANCTION_ASKED = re.compile(r"\b(?:покаран\w*|покарают\w*|покарати|карається|тюрм\w*|в'язниц\w*|ґрат\w*|"
+_SANCTION_ASKED = re.compile(r"\b(?:покаран\w*|покарають|покарати|карається|тюрм\w*|в'язниц\w*|ґрат\w*|"
                              r"посадять|посадити|посадили|сидіти|відсиджу\w*|ув'язнен\w*|позбавлен\w*\s+волі|"
-                             r"штраф\w*|оштраф\w*|дають|дадуть|загрожує|світить)", re.I)
+                             r"штраф\w*|оштраф\w*|дають|дадуть|загрожує|світить|відповідальн\w*|"
+                             r"що\s+(?:\w+\s+)?буде|що\s+(?:\w+\s+)?за\s+це\s+буде)", re.I)
 
 
 # What a sentence names as its exception («крім воєнного стану», «за винятком випадків …») is what it does not say
