@@ -81,8 +81,13 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
     found_refs = {(h.act_nreg.lower(), h.article) for h in hits.hits if h.channel == "exact"}
     for ref in profile.article_refs:
         if not any(a == ref.article and (ref.act_nreg is None or n == ref.act_nreg.lower()) for n, a in found_refs):
-            return GateDecision(expand=True, reason="named_article_missing", support_level="partial",
-                                top_score=top_score, total_goals=total_goals)
+            # partial only when another search still found it; otherwise the evidence is its neighbours («ст. 999
+            # КЗпП»), which do not answer what was asked
+            seen = any(h.article == ref.article and (ref.act_nreg is None or h.act_nreg.lower() == ref.act_nreg.lower())
+                       for h in hits.hits)
+            return GateDecision(expand=True, reason="named_article_missing",
+                                support_level="partial" if seen else "weak", top_score=top_score,
+                                total_goals=total_goals)
     named = {c.nreg.lower() for c in profile.act_hints}
     if named and not any(h.act_nreg.lower() in named for h in top):
         return GateDecision(expand=True, reason="named_act_not_in_hits", support_level="partial",

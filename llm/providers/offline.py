@@ -453,6 +453,50 @@ def _question(messages: list[Message]) -> str:
     return ""
 
 
+# A question that names an article («ст. 5 Конституції України», «Що каже стаття 24 КЗпП?») is answered by that
+# article first: its words there are the reference, not the content — «Конституції» and «5» matched КУ ст. 8's «на
+# основі Конституції України» and a transitional provision's item «5)», and the answer quoted those, labelled
+# `strong`, without a word of ст. 5. Its sentences lead (the words and meaning still order them and choose the
+# details), like the item that defines an asked term; a question that says little besides the reference («ст. 24
+# КЗпП», «Що каже стаття 5 Конституції?»: at most ASKED_ARTICLE_BARE_WORDS words beside it) asks what the article
+# says, and is answered in the article's own order. 0: no bonus.
+ASKED_ARTICLE_BONUS = 50.0
+ASKED_ARTICLE_BARE_WORDS = 4
+_ASKED_ARTICLE = re.compile(r"(?:\bст\.|\bстатт(?:я|і|ю|ею))\s*(?P<num>\d+(?:[-‑–]\d+)?)", re.I)
+
+
+def _asked_articles(question: str, refs: list[str]) -> set[str]:
+    """The sources the question names by article number (and act, when it names one)."""
+    numbers = {m.group("num").replace("‑", "-").replace("–", "-") for m in _ASKED_ARTICLE.finditer(question)}
+    if not numbers or not ASKED_ARTICLE_BONUS:
+        return set()
+    named = named_labels(question, {split_ref(ref)[0] for ref in refs})
+    return {ref for ref in refs if split_ref(ref)[1] in numbers and (not named or split_ref(ref)[0] in named)}
+
+
+def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
+    """The (act label, number) of each article the question names, with its act, that no source is: «ст. 999
+    КЗпП» has no article in the evidence to answer with, and an answer quoting its neighbours must say so."""
+    numbers = list(dict.fromkeys(m.group("num").replace("‑", "-").replace("–", "-")
+                                 for m in _ASKED_ARTICLE.finditer(question)))
+    if not numbers or not refs:
+        return []
+    held = {split_ref(ref) for ref in refs}
+    named = sorted(named_labels(question, {label for label, _ in held}))
+    return [(label, num) for label in named[:1] for num in numbers if (label, num) not in held] if len(named) == 1 \
+        else []
+
+
+def _asked_first(question: str, scores: list[float], places: list[tuple[str, int]]) -> list[float]:
+    """The scores with the named article's sentences first (``places``: each candidate's ref and position)."""
+    asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _ in places)))
+    if not asked:
+        return scores
+    bare = len(_ASKED_ARTICLE.sub(" ", question).split()) <= ASKED_ARTICLE_BARE_WORDS
+    return [ASKED_ARTICLE_BONUS + (1.0 / (1 + pos) if bare else score) if ref in asked else score
+            for score, (ref, pos) in zip(scores, places, strict=True)]
+
+
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
                 quotable: Callable[[str, str], bool],
                 trimmed: Callable[[str, str], str | None] | None = None) -> list[_Quote]:
@@ -471,6 +515,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
+    scores = _asked_first(question, scores, [(ref, pos) for _, ref, pos, *_ in rows])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}
@@ -583,9 +628,13 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
         return [line if prompt.gaps else f"{line} {ASK_AGAIN}"]
     if not chosen:
         return ["Коротко: питання регулюють норми, наведені в підставах."]
-    # With the act itself missing, what follows is related law, not the answer: say so.
-    opener = "Пов'язані норми, які є в базі знань" if prompt.gaps else "Коротко"
-    lines = [f"{opener}: {_quoted(chosen[0], keep)} ({'; '.join(chosen[0].refs)})."]
+    # With the act or the named article missing, what follows is related law, not the answer: say so.
+    absent = _absent_articles(prompt.question, prompt.allowed)
+    opener = "Пов'язані норми, які є в базі знань" if prompt.gaps or absent else "Коротко"
+    # worded so that no citation can be read from it: U11 would find an article the evidence does not hold
+    notes = [f"Зверніть увагу: статтю під номером {num} ({label}) в базі знань не знайдено, тому нижче — лише "
+             "пов'язані норми, які в ній є." for label, num in absent]
+    lines = [*notes, f"{opener}: {_quoted(chosen[0], keep)} ({'; '.join(chosen[0].refs)})."]
     details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
     if details:
         lines.append("Детальніше:\n" + "\n".join(f"— {_quoted(q, keep)} ({'; '.join(q.refs)})." for q in details))

@@ -1,0 +1,68 @@
+"""A question that names an article is answered by that article first — its words there are the reference, not the
+content — and a question naming an article the evidence does not hold is told so before the related norms."""
+
+from __future__ import annotations
+
+import pytest
+
+from assemble.prompt import SourceBlock, legacy_messages
+from legaltext.citations import basis_first, find_citations
+from llm.providers import offline
+from pipeline.contracts import SpecialistProfile
+
+PROFILE = SpecialistProfile(slug="demo")
+LABELS = {"КУ": "254к/96-ВР", "КЗпП": "322-08"}
+ART_5 = SourceBlock("КУ ст. 5", "k5", None,
+                    "Україна є республікою.\nНосієм суверенітету і єдиним джерелом влади в Україні є народ. Народ "
+                    "здійснює владу безпосередньо і через органи державної влади та органи місцевого "
+                    "самоврядування.")
+ART_8 = SourceBlock("КУ ст. 8", "k8", None,
+                    "Конституція України має найвищу юридичну силу. Закони та інші нормативно-правові акти "
+                    "приймаються на основі Конституції України і повинні відповідати їй.")
+ART_150 = SourceBlock("КУ ст. 150", "k150", None,
+                      "До повноважень Конституційного Суду України належить: 2) офіційне тлумачення Конституції "
+                      "України; 5) вирішення інших питань, передбачених Конституцією України.")
+KZPP_95 = SourceBlock("КЗпП ст. 95", "z95", None,
+                      "Мінімальна заробітна плата встановлюється у розмірі не нижчому від розміру прожиткового "
+                      "мінімуму для працездатних осіб.")
+KZPP_241 = SourceBlock("КЗпП ст. 241-1", "z241", None,
+                       "Строк, обчислюваний роками, закінчується у відповідні місяць і число останнього року строку.")
+
+
+def answer(question: str, *blocks: SourceBlock) -> str:
+    return offline.compose_answer(legacy_messages(profile=PROFILE, blocks=list(blocks), question=question))
+
+
+def cited(text: str) -> list[str]:
+    return [c.article_ref for c in basis_first(find_citations(text, LABELS))]
+
+
+@pytest.mark.parametrize("question", ["ст. 5 Конституції України", "Що каже стаття 5 Конституції?",
+                                      "Стаття 5 Конституції"])
+def test_a_question_naming_an_article_is_answered_by_it_in_its_own_order(question: str) -> None:
+    text = answer(question, ART_8, ART_150, ART_5)
+    assert cited(text)[0] == "КУ ст. 5"
+    assert text.startswith("Коротко: Україна є республікою")
+
+
+def test_without_the_bonus_the_reference_words_chose_other_articles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the rule changes: «Конституції» and «5» are the reference's words, and they match ст. 8 and ст. 150."""
+    monkeypatch.setattr(offline, "ASKED_ARTICLE_BONUS", 0.0)
+    assert cited(answer("ст. 5 Конституції України", ART_8, ART_150, ART_5))[0] != "КУ ст. 5"
+
+
+def test_a_question_with_content_beside_the_reference_keeps_its_sentences_by_score() -> None:
+    text = answer("Що каже ст. 5 Конституції про те, хто є джерелом влади?", ART_8, ART_150, ART_5)
+    assert text.startswith("Коротко: Носієм суверенітету і єдиним джерелом влади")
+
+
+def test_an_article_the_evidence_lacks_is_said_to_be_absent_without_a_citation_of_it() -> None:
+    text = answer("ст. 999 КЗпП", KZPP_95, KZPP_241)
+    assert text.startswith("Зверніть увагу: статтю під номером 999 (КЗпП) в базі знань не знайдено")
+    assert "Пов'язані норми, які є в базі знань:" in text and "Коротко:" not in text
+    assert all(c.article != "999" for c in find_citations(text, LABELS))  # U11 would find an unsupported one
+
+
+def test_an_article_named_without_its_act_is_not_declared_absent() -> None:
+    """«ст. 999» alone could be any act's: nothing to say it is missing from."""
+    assert "не знайдено" not in answer("Що говорить ст. 999?", KZPP_95, KZPP_241)
