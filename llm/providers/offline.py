@@ -19,6 +19,7 @@ from legaltext.definitions import clean_term, definition_term, extract_terms, te
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
+from legaltext.references import article_numbers, without_mentions
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
@@ -462,12 +463,11 @@ def _question(messages: list[Message]) -> str:
 # says, and is answered in the article's own order. 0: no bonus.
 ASKED_ARTICLE_BONUS = 50.0
 ASKED_ARTICLE_BARE_WORDS = 4
-_ASKED_ARTICLE = re.compile(r"(?:\bст\.|\bстатт(?:я|і|ю|ею))\s*(?P<num>\d+(?:[-‑–]\d+)?)", re.I)
 
 
 def _asked_articles(question: str, refs: list[str]) -> set[str]:
     """The sources the question names by article number (and act, when it names one)."""
-    numbers = {m.group("num").replace("‑", "-").replace("–", "-") for m in _ASKED_ARTICLE.finditer(question)}
+    numbers = set(article_numbers(question))
     if not numbers or not ASKED_ARTICLE_BONUS:
         return set()
     named = named_labels(question, {split_ref(ref)[0] for ref in refs})
@@ -477,8 +477,7 @@ def _asked_articles(question: str, refs: list[str]) -> set[str]:
 def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
     """The (act label, number) of each article the question names, with its act, that no source is: «ст. 999
     КЗпП» has no article in the evidence to answer with, and an answer quoting its neighbours must say so."""
-    numbers = list(dict.fromkeys(m.group("num").replace("‑", "-").replace("–", "-")
-                                 for m in _ASKED_ARTICLE.finditer(question)))
+    numbers = article_numbers(question)
     if not numbers or not refs:
         return []
     held = {split_ref(ref) for ref in refs}
@@ -492,7 +491,7 @@ def _asked_first(question: str, scores: list[float], places: list[tuple[str, int
     asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _ in places)))
     if not asked:
         return scores
-    bare = len(_ASKED_ARTICLE.sub(" ", question).split()) <= ASKED_ARTICLE_BARE_WORDS
+    bare = len(without_mentions(question).split()) <= ASKED_ARTICLE_BARE_WORDS
     return [ASKED_ARTICLE_BONUS + (1.0 / (1 + pos) if bare else score) if ref in asked else score
             for score, (ref, pos) in zip(scores, places, strict=True)]
 

@@ -7,17 +7,12 @@ from dataclasses import dataclass
 
 from legaltext.definitions import find_term
 from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
+from legaltext.references import article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
 
 _ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
              "восьм": "8", "дев'ят": "9", "десят": "10"}
-_PART = r"(?:ч\.\s*|частин[аиіуоюі]*\s+)(?P<part>\d+|[а-яіїєґ']+)\s*"
-_ARTICLE = re.compile(
-    rf"(?:{_PART})?(?:ст\.|статт(?:я|і|ю|ею|ях|ям|ями)|статей)\s*(?P<num>\d+(?:[-‑–]\d+)?)"
-    r"(?:\s*(?:,|та|і|й)\s*(?P<num2>\d+(?:[-‑–]\d+)?))?",
-    re.I,
-)
 _DOC_WORDS = frozenset({"мій", "мого", "моєму", "договір", "документ", "файл", "додаток", "скан", "вкладення"})
 _MEMORY_WORDS = frozenset({"раніше", "минулого", "попередньо", "згадував", "казав", "писав"})
 
@@ -180,15 +175,15 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     if term:  # the words of the asked term name no act (an act named outside the term still counts)
         cues = [(c, pos) for c, pos in cues if not term[1] <= pos < term[2]]
     refs: list[ArticleRefCue] = []
-    for m in _ARTICLE.finditer(text):
+    for m in article_mentions(text):
         # An act named right after the reference ("ст. 36 КЗпП") binds to it; else the nearest earlier cue.
-        after = [c for c, pos in cues if m.end() <= pos <= m.end() + 60]
-        before = [c for c, pos in cues if pos < m.start()]
+        after = [c for c, pos in cues if m.end <= pos <= m.end + 60]
+        before = [c for c, pos in cues if pos < m.start]
         candidates = after or before[-1:]
         bound = candidates[0] if candidates else None
-        for num in filter(None, (m.group("num"), m.group("num2"))):
-            refs.append(ArticleRefCue(article=re.sub(r"[‑–]", "-", num), part=_part_number(m.group("part")),
-                                      act_nreg=bound.nreg if bound else None, matched=m.group(0)))
+        for num in m.numbers:
+            refs.append(ArticleRefCue(article=num, part=_part_number(m.part),
+                                      act_nreg=bound.nreg if bound else None, matched=m.matched))
     vocab = {w.lower() for w in words(text)}
     mentions_docs = bool(vocab & _DOC_WORDS)
     mentions_memory = bool(vocab & _MEMORY_WORDS)

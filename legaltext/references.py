@@ -1,0 +1,58 @@
+"""Article references as people write them in a question: «ст. 40 КЗпП», «ст 40» and «ст.40» (the dot left out or
+the space), «статті 36 та 40», «ч. 2 ст. 40», and the number first: «40 стаття», «40-ва стаття». Pure; read by U2
+(which binds each to the act named beside it) and by the offline writer (which answers with the article named)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NUM = r"\d+(?:[-‑–]\d+)?"
+_PART = r"(?:ч\.\s*|частин[аиіуоюі]*\s+)(?P<part>\d+|[а-яіїєґ']+)\s*"
+# «ст» without its dot counts only before a number: «ст 40», «ст40»; a word that merely ends in «ст» never does
+_AFTER = re.compile(
+    rf"(?:{_PART})?(?<![\w])(?:ст\.?|статт(?:я|і|ю|ею|ях|ям|ями)|статей)\s*(?P<num>{_NUM})(?![\w])"
+    rf"(?:\s*(?:,|та|і|й)\s*(?P<num2>{_NUM})(?![\w]))?",
+    re.I,
+)
+_BEFORE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:-?(?:а|я|ва|тя|ма|ша|ї|ої))?\s+статт(?:я|і|ю|ею)(?![\w])",
+                     re.I)
+
+
+@dataclass(frozen=True)
+class ArticleMention:
+    numbers: tuple[str, ...]  # «36», «40-1»: the hyphen normalised
+    part: str | None  # as written: «2», «другої»
+    start: int
+    end: int
+    matched: str
+
+
+def _number(raw: str) -> str:
+    return re.sub(r"[‑–]", "-", raw)
+
+
+def article_mentions(text: str) -> list[ArticleMention]:
+    """Every article reference of ``text``, in order."""
+    found = [ArticleMention(tuple(_number(n) for n in (m.group("num"), m.group("num2")) if n), m.group("part"),
+                            m.start(), m.end(), m.group(0)) for m in _AFTER.finditer(text)]
+    taken = [(f.start, f.end) for f in found]
+    for m in _BEFORE.finditer(text):
+        if not any(s < m.end() and m.start() < e for s, e in taken):
+            found.append(ArticleMention((_number(m.group("num")),), None, m.start(), m.end(), m.group(0)))
+    return sorted(found, key=lambda f: f.start)
+
+
+def article_numbers(text: str) -> list[str]:
+    """The article numbers ``text`` names, each once, in order."""
+    return list(dict.fromkeys(n for m in article_mentions(text) for n in m.numbers))
+
+
+def without_mentions(text: str) -> str:
+    """``text`` with its article references blanked out."""
+    out, pos = [], 0
+    for m in article_mentions(text):
+        out.append(text[pos:m.start])
+        out.append(" ")
+        pos = m.end
+    return "".join([*out, text[pos:]])

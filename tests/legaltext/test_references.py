@@ -1,0 +1,36 @@
+"""Article references as people write them in a question (legaltext/references.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from legaltext.references import article_mentions, article_numbers, without_mentions
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("ст. 40 КЗпП", ["40"]),
+    ("ст 40 КЗпП", ["40"]),
+    ("ст.40 КЗпП", ["40"]),
+    ("Стаття 5 Конституції", ["5"]),
+    ("статті 36 та 40 КЗпП", ["36", "40"]),
+    ("ч. 2 ст. 40 КЗпП", ["40"]),
+    ("частини другої статті 43-1", ["43-1"]),
+    ("40 стаття КЗпП", ["40"]),
+    ("Що каже 40-ва стаття КЗпП?", ["40"]),
+    ("частина 2 статті 40", ["40"]),
+    ("Мені 40 років, я живу в місті 5 років", []),
+    ("мост 40 метрів", []),  # a word ending in «ст» is no reference
+    ("Скільки статей 3 у законі?", ["3"]),
+])
+def test_the_numbers_a_question_names(text: str, numbers: list[str]) -> None:
+    assert article_numbers(text) == numbers
+
+
+def test_a_part_is_kept_as_written() -> None:
+    (mention,) = article_mentions("ч. 2 ст. 40 КЗпП")
+    assert (mention.part, mention.numbers, mention.matched) == ("2", ("40",), "ч. 2 ст. 40")
+
+
+def test_without_mentions_leaves_the_rest_of_the_question() -> None:
+    assert without_mentions("Що каже ст. 5 Конституції?").split() == ["Що", "каже", "Конституції?"]
+    assert without_mentions("40 стаття КЗпП").split() == ["КЗпП"]
