@@ -69,7 +69,10 @@ def _plausible(term: str) -> bool:
 # The codes' own style: "Трудовим договором є угода …", "Правочином є дія особи …", "Позовною давністю є строк …"
 # — a sentence that opens with a short noun phrase (instrumental case) followed by "є"; lemmas make the case moot.
 _COPULAR = re.compile(r"(?:^|(?<=[.;:]\s))\s*(?:\d+\.\s*)?(?P<term>[А-ЯІЇЄҐ][А-Яа-яІіЇїЄєҐґ'’ʼ\-]*"
-                      r"(?:\s+[а-яіїєґ'’ʼ\-]+){0,4})\s+(?:є|визнається|вважається)\s+\S")
+                      r"(?:\s+[а-яіїєґ'’ʼ\-]+){0,4})\s+(?:є|визнається|вважається)\s+(?P<next>[^\s,]+)")
+# "Правочин вважається таким, що вчинений у письмовій формі, якщо …" deems, it does not define: after the verb, a
+# form of «такий» points to a condition, not to what the term is
+_DEEMING = frozenset("таким такою такими такий таке такі".split())
 _COPULAR_SKIP = frozenset("метою завданням підставою підставами умовою умовами предметом наслідком "
                           "особливістю винятком джерелом не також це цим ним нею ними таким такою такими він вона "
                           "воно вони україна".split())  # "Метою цього Закону є …", "Не є порушенням …" define nothing
@@ -78,7 +81,7 @@ _COPULAR_SKIP = frozenset("метою завданням підставою пі
 def _add_copular(line: str, start: int, found: list[DefinedTerm], seen: set[str]) -> None:
     for m in _COPULAR.finditer(line):
         term = normalize(m.group("term"))
-        if term.split()[0].lower() in _COPULAR_SKIP or not _plausible(term):
+        if term.split()[0].lower() in _COPULAR_SKIP or m.group("next").lower() in _DEEMING or not _plausible(term):
             continue
         key = term_key(term)
         if key and key not in seen:
@@ -133,10 +136,12 @@ _DEFINITION = re.compile(
     r"(?:«\s*(?P<guillemets>[^»]{2,120}?)\s*»|[\"„“']\s*(?P<term>[^\"”']{2,120}?)\s*[\"”'])", re.I)
 
 
-# Unquoted: "Що таке спадщина?", "Що означає поворот виконання рішення за ЦПК?" — a short phrase without numbers
+# Unquoted: "Що таке спадщина?", "Хто такий споживач?", "Що означає поворот виконання рішення за ЦПК?" — a short
+# phrase without numbers
 # (a longer one is a question about a situation, not about a term).
 _UNQUOTED = re.compile(
-    r"^\s*(?:що\s+(?:таке|означає|означа[ює]ться|розуміють|розуміється\s+під)|як(?:е|ий)\s+визначення|"
+    r"^\s*(?:що\s+(?:таке|означає|означа[ює]ться|розуміють|розуміється\s+під)|хто\s+так(?:ий|а|і)|"
+    r"як(?:е|ий)\s+визначення|"
     r"визначення\s+(?:терміну|термін|поняття))\s+(?:термін\w*\s+|поняття\s+)?"
     r"(?P<term>[^?«»\"\d,;]{2,80}?)\s*(?:\?|$|,|\s+(?:у|в|за|згідно)\s|"
     r"\s+(?:і|й|та)\s+(?:де|коли|як\w*|хто|чи|що|котр\w*|скільки|чому|навіщо)\b)", re.I)

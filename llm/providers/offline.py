@@ -129,8 +129,12 @@ def _without_foreign(sentence: str, ref: str, allowed: list[str], labels: dict[s
 
 
 def _defines(sentence: str, asked: str | None) -> bool:
-    """The sentence is the item that defines the asked term ("12) деалкоголізація - процес …")."""
-    return bool(asked) and any(t.key == asked for t in extract_terms(sentence, DEFINITIONS_CONTEXT))
+    """The sentence is the item that defines the asked term ("12) деалкоголізація - процес …"), or defines it the way
+    the codes do («Трудовим договором є угода між працівником і роботодавцем (роботодавцем - фізичною особою) …»:
+    read as an item, the dash inside its brackets hid that, and «Що таке трудовий договір?» led with the student
+    contract's definition instead of КЗпП ст. 21's)."""
+    return bool(asked) and any(t.key == asked for context in (DEFINITIONS_CONTEXT, None)
+                               for t in extract_terms(sentence, context))
 
 
 # An editor's note in braces is about the text, not law (legaltext.sentences.without_notes): never quoted, and it

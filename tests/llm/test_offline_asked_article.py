@@ -7,6 +7,7 @@ import pytest
 
 from assemble.prompt import SourceBlock, legacy_messages
 from legaltext.citations import basis_first, find_citations
+from legaltext.definitions import term_key
 from llm.providers import offline
 from pipeline.contracts import SpecialistProfile
 
@@ -66,3 +67,19 @@ def test_an_article_the_evidence_lacks_is_said_to_be_absent_without_a_citation_o
 def test_an_article_named_without_its_act_is_not_declared_absent() -> None:
     """«ст. 999» alone could be any act's: nothing to say it is missing from."""
     assert "не знайдено" not in answer("Що говорить ст. 999?", KZPP_95, KZPP_241)
+
+
+STUDENT = SourceBlock("КЗпП ст. 21-1", "z21-1", None,
+                      "Студентський трудовий договір - це особливий вид трудового договору, що укладається "
+                      "здобувачем освіти та підприємством.")
+ART_21 = SourceBlock("КЗпП ст. 21", "z21", None,
+                     "Трудовим договором є угода між працівником і роботодавцем (роботодавцем - фізичною особою), за "
+                     "якою працівник зобов'язується виконувати роботу, визначену цією угодою.")
+
+
+def test_the_codes_definition_leads_though_a_dash_stands_in_its_brackets() -> None:
+    """Read as a definitions item, «(роботодавцем - фізичною особою)» looked like the item's dash and hid the
+    copular definition: the student contract's «- це» definition led «Що таке трудовий договір?»."""
+    asked = term_key("трудовий договір")
+    assert offline._defines(ART_21.text, asked) and not offline._defines(STUDENT.text, asked)
+    assert cited(answer("Що таке трудовий договір?", STUDENT, ART_21))[0] == "КЗпП ст. 21"

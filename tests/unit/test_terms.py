@@ -140,6 +140,21 @@ def test_the_codes_copular_definitions_are_terms_too() -> None:
                                                                term_key("позовна давність")}
 
 
+def test_a_deeming_provision_defines_nothing() -> None:
+    """«Правочин вважається таким, що вчинений у письмовій формі, якщо …» says when, not what: the answer to «Що
+    таке правочин?» led with it instead of ЦК ст. 202's «Правочином є дія особи …»."""
+    text = ("Правочин вважається таким, що вчинений у письмовій формі, якщо воля сторін виражена письмово.\n"
+            "Особа вважається такою, що не має судимості.\nПравочином є дія особи, спрямована на набуття прав.")
+    assert [t.key for t in extract_terms(text)] == [term_key("правочин")]
+    assert extract_terms(text)[0].term == "Правочином"
+
+
+def test_who_is_asks_for_a_definition_too() -> None:
+    assert definition_term("Хто такий споживач?") == "споживач"
+    assert definition_term("Хто такі близькі родичі?") == "близькі родичі"
+    assert definition_term("Хто має право на пенсію?") is None
+
+
 def test_a_defined_term_lacking_a_word_of_the_asked_one_is_another_term() -> None:
     assert match_score(term_key("колективний договір"), term_key("договір")) == 0.0
     assert rank_definitions(term_key("колективний договір"),
