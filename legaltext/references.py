@@ -19,6 +19,22 @@ _BEFORE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:-?(?:а|я|ва|тя|ма|�
                      re.I)
 
 
+_ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
+             "восьм": "8", "дев'ят": "9", "десят": "10"}
+
+
+def part_number(raw: str | None) -> str | None:
+    """«2» or «другої» → «2»; None when there is no part or no number in it."""
+    if raw is None:
+        return None
+    if raw.isdigit():
+        return raw
+    for stem, n in _ORDINALS.items():
+        if raw.lower().startswith(stem):
+            return n
+    return None
+
+
 @dataclass(frozen=True)
 class ArticleMention:
     numbers: tuple[str, ...]  # «36», «40-1»: the hyphen normalised
@@ -26,6 +42,10 @@ class ArticleMention:
     start: int
     end: int
     matched: str
+
+    @property
+    def part_no(self) -> str | None:
+        return part_number(self.part)
 
 
 def _number(raw: str) -> str:

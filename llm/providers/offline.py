@@ -19,7 +19,7 @@ from legaltext.definitions import clean_term, definition_term, extract_terms, te
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
-from legaltext.references import article_numbers, without_mentions
+from legaltext.references import article_mentions, article_numbers, without_mentions
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
 from llm.tokenizer import count_tokens, encoding_for_model
@@ -469,13 +469,41 @@ ASKED_ARTICLE_BONUS = 50.0
 ASKED_ARTICLE_BARE_WORDS = 4
 
 
-def _asked_articles(question: str, refs: list[str]) -> set[str]:
-    """The sources the question names by article number (and act, when it names one)."""
-    numbers = set(article_numbers(question))
-    if not numbers or not ASKED_ARTICLE_BONUS:
-        return set()
+def _asked_articles(question: str, refs: list[str]) -> dict[str, set[str]]:
+    """The sources the question names by article number (and act, when it names one), each with the parts it
+    names («ч. 2 ст. 40»: {"2"}; none named: empty)."""
+    mentions = article_mentions(question)
+    if not mentions or not ASKED_ARTICLE_BONUS:
+        return {}
     named = named_labels(question, {split_ref(ref)[0] for ref in refs})
-    return {ref for ref in refs if split_ref(ref)[1] in numbers and (not named or split_ref(ref)[0] in named)}
+    asked: dict[str, set[str]] = {}
+    for ref in refs:
+        label, number = split_ref(ref)
+        if named and label not in named:
+            continue
+        for m in mentions:
+            if number in m.numbers:
+                asked.setdefault(ref, set()).update([m.part_no] if m.part_no else [])
+    return asked
+
+
+_PART_START = re.compile(r"^\s*(\d+(?:-\d+)?)\.\s", re.M)
+
+
+def _parts(text: str, sentences: list[str]) -> list[str | None]:
+    """The numbered part («2. …») of the article each sentence stands in, the sentences found in ``text`` in
+    order; None before the first number (a chunk that starts inside a part) or where a sentence is not found."""
+    marks = [(m.start(), m.group(1)) for m in _PART_START.finditer(text)]
+    out: list[str | None] = []
+    cursor = 0
+    for sentence in sentences:
+        at = text.find(sentence[:40], cursor)
+        if at < 0:
+            out.append(None)
+            continue
+        cursor = at
+        out.append(next((num for start, num in reversed(marks) if start <= at), None))
+    return out
 
 
 def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
@@ -490,14 +518,20 @@ def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
         else []
 
 
-def _asked_first(question: str, scores: list[float], places: list[tuple[str, int]]) -> list[float]:
-    """The scores with the named article's sentences first (``places``: each candidate's ref and position)."""
-    asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _ in places)))
+def _asked_first(question: str, scores: list[float], places: list[tuple[str, int, str | None]]) -> list[float]:
+    """The scores with the named article's sentences first, the named part's before the rest of it (``places``:
+    each candidate's ref, position and part)."""
+    asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _, _ in places)))
     if not asked:
         return scores
     bare = len(without_mentions(question).split()) <= ASKED_ARTICLE_BARE_WORDS
-    return [ASKED_ARTICLE_BONUS + (1.0 / (1 + pos) if bare else score) if ref in asked else score
-            for score, (ref, pos) in zip(scores, places, strict=True)]
+    out = []
+    for score, (ref, pos, part) in zip(scores, places, strict=True):
+        if ref in asked:
+            score = ASKED_ARTICLE_BONUS + (1.0 / (1 + pos) if bare else score)
+            score += ASKED_ARTICLE_BONUS / 2 if part is not None and part in asked[ref] else 0.0
+        out.append(score)
+    return out
 
 
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
@@ -507,18 +541,22 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     term first."""
     headed = [(ref, body, _heading_line(body)) for ref, body in sources]
     rows = []
+    parts: list[str | None] = []
     for rank, (ref, body, heading) in enumerate(headed):
-        for pos, (s, header) in enumerate(_with_headers([x for x in split_sentences(_without_notes(body))
-                                                         if x != heading])):
+        text = _without_notes(body)
+        own = [x for x in split_sentences(text) if x != heading]
+        for pos, ((s, header), part) in enumerate(zip(_with_headers(own), _parts(text, own), strict=True)):
             if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
             if form is not None:
                 rows.append((rank, ref, pos, form, header))
+                parts.append(part)
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
-    scores = _asked_first(question, scores, [(ref, pos) for _, ref, pos, *_ in rows])
+    scores = _asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part in zip(rows, parts,
+                                                                                                   strict=True)])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}

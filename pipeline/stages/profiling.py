@@ -11,21 +11,8 @@ from legaltext.references import article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
 
-_ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
-             "восьм": "8", "дев'ят": "9", "десят": "10"}
 _DOC_WORDS = frozenset({"мій", "мого", "моєму", "договір", "документ", "файл", "додаток", "скан", "вкладення"})
 _MEMORY_WORDS = frozenset({"раніше", "минулого", "попередньо", "згадував", "казав", "писав"})
-
-
-def _part_number(raw: str | None) -> str | None:
-    if raw is None:
-        return None
-    if raw.isdigit():
-        return raw
-    for stem, n in _ORDINALS.items():
-        if raw.lower().startswith(stem):
-            return n
-    return None
 
 
 # An "abbreviation" that is a whole word — the catalog's «КОНСТИТУЦІЯ», the Constitution's only one-word name (its
@@ -182,7 +169,7 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
         candidates = after or before[-1:]
         bound = candidates[0] if candidates else None
         for num in m.numbers:
-            refs.append(ArticleRefCue(article=num, part=_part_number(m.part),
+            refs.append(ArticleRefCue(article=num, part=m.part_no,
                                       act_nreg=bound.nreg if bound else None, matched=m.matched))
     vocab = {w.lower() for w in words(text)}
     mentions_docs = bool(vocab & _DOC_WORDS)

@@ -83,3 +83,31 @@ def test_the_codes_definition_leads_though_a_dash_stands_in_its_brackets() -> No
     asked = term_key("трудовий договір")
     assert offline._defines(ART_21.text, asked) and not offline._defines(STUDENT.text, asked)
     assert cited(answer("Що таке трудовий договір?", STUDENT, ART_21))[0] == "КЗпП ст. 21"
+
+
+CK_1268 = SourceBlock("ЦК ст. 1268", "c1268", None,
+                      "1. Спадкоємець за заповітом чи за законом має право прийняти спадщину або не прийняти її.\n"
+                      "2. Не допускається прийняття спадщини з умовою чи із застереженням.\n"
+                      "3. Спадкоємець, який постійно проживав разом із спадкодавцем, вважається таким, що прийняв "
+                      "спадщину.")
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("ч. 2 ст. 1268 ЦК", "Не допускається прийняття спадщини"),
+    ("частина третя статті 1268 ЦК", "Спадкоємець, який постійно проживав"),
+    ("ст. 1268 ЦК", "Спадкоємець за заповітом"),
+])
+def test_a_named_part_leads_its_article(question: str, lead: str) -> None:
+    labels = {"ЦК": "435-15"}
+    text = answer(question, CK_1268)
+    assert text.startswith(f"Коротко: {lead}")
+    assert next(c.article_ref for c in find_citations(text, labels)) == "ЦК ст. 1268"
+
+
+def test_each_sentence_knows_its_numbered_part() -> None:
+    text = CK_1268.text
+    sentences = ["Спадкоємець за заповітом чи за законом має право прийняти спадщину або не прийняти її.",
+                 "Не допускається прийняття спадщини з умовою чи із застереженням.", "not in the text"]
+    assert offline._parts(text, sentences) == ["1", "2", None]
+    assert offline._parts("Без нумерації частин.\nДруга частина.", ["Без нумерації частин.", "Друга частина."]) == [
+        None, None]  # a code that does not number its parts (КЗпП): no part is guessed
