@@ -44,6 +44,11 @@ CODE_NAMES: dict[str, tuple[str, ...]] = {
     "ПК": ("Податковий кодекс",),
     "МК": ("Митний кодекс",),
 }
+# The other abbreviations people write for the codes («ст. 185 ККУ», «ст. 130 КпАП»), each matched as written.
+CODE_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "ЦК": ("ЦКУ",), "КК": ("ККУ",), "СК": ("СКУ",), "ЗК": ("ЗКУ",), "ЖК": ("ЖКУ",), "ГК": ("ГКУ",),
+    "КУпАП": ("КпАП", "КУАП", "КоАП"), "ЦПК": ("ЦПКУ",), "КПК": ("КПКУ",), "ГПК": ("ГПКУ",), "КАС": ("КАСУ",),
+}
 _LAW_LABEL = re.compile(r"^Закон\s+«(?P<title>.+)»$")
 # An abbreviation of two or three letters is matched as written (ЦК, not «цк»); a longer one in any case (КЗПП).
 SHORT_ABBREVIATION = 3
@@ -81,9 +86,10 @@ def _named(question: str, asked: tuple[frozenset[str], ...], label: str) -> bool
     if not label:
         return False
     if " " not in label:
-        flags = 0 if len(label) <= SHORT_ABBREVIATION else re.I
-        if re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", question, flags):
-            return True
+        for abbreviation in (label, *CODE_ABBREVIATIONS.get(label, ())):
+            flags = 0 if len(abbreviation) <= SHORT_ABBREVIATION else re.I
+            if re.search(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])", question, flags):
+                return True
     return any(_holds(asked, name, after_law) for name, after_law in _names(label))
 
 

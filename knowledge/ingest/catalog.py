@@ -170,8 +170,12 @@ def _apply_crossrefs(load: _Load, path: Path) -> None:
 
 def _apply_names(load: _Load, path: Path) -> None:
     """The names people call acts by (``act_names.jsonl``: «Трудовий кодекс», «закон про поліцію»), as aliases of
-    acts the catalog knows; a name for an act it does not know is skipped, never an act of its own."""
+    acts the catalog knows, and the abbreviations they write («ККУ», «КпАП»); a name for an act it does not know is
+    skipped, never an act of its own."""
     for rec in _records(path):
+        if "abbreviation" in rec:
+            _apply_abbreviation(load, path, rec)
+            continue
         name = str(rec.get("alias") or "").strip()
         if " " not in name:
             raise IngestError(f"{path}: the name of {rec['nreg']} must have two words or more (one word matches "
@@ -181,6 +185,18 @@ def _apply_names(load: _Load, path: Path) -> None:
             if name.lower() not in act.aliases:
                 act.aliases = [*act.aliases, name.lower()]
             load.applied += 1
+
+
+def _apply_abbreviation(load: _Load, path: Path, rec: dict[str, Any]) -> None:
+    abbreviation = str(rec.get("abbreviation") or "").strip()
+    if not _is_abbreviation(abbreviation) or len(abbreviation) < 3 or not abbreviation.isalpha():
+        raise IngestError(f"{path}: the abbreviation {abbreviation!r} of {rec['nreg']} must be one word of 3 to 6 "
+                          "letters (shorter ones match too much)")
+    if load.knows(str(rec["nreg"]).lower()):
+        act = load.act(rec["nreg"])
+        # sorted, as the catalog's own are: a re-load of the same files then finds every row as it left it
+        act.abbreviations = sorted({*act.abbreviations, abbreviation})
+        load.applied += 1
 
 
 def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs_path: Path | None = None,

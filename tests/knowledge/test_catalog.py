@@ -153,6 +153,27 @@ def test_a_one_word_name_is_refused_and_nothing_is_written(db: Any, tmp_path: Pa
     assert not Act.objects.exists()
 
 
+def test_the_abbreviations_people_write_become_abbreviations_of_known_acts(db: Any, tmp_path: Path) -> None:
+    acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "2341-14", "title": "Кримінальний кодекс України",
+                                            "abbreviations": ["КК"]}])
+    names = jsonl(tmp_path / "act_names.jsonl", [{"nreg": "2341-14", "abbreviation": "ККУ"},
+                                                 {"nreg": "9999-99", "abbreviation": "ЩОСЬ"}])
+
+    catalog_load(acts_path=acts, aliases_path=None, names_path=names)
+
+    assert Act.objects.get(nreg="2341-14").abbreviations == ["КК", "ККУ"]
+    assert not Act.objects.filter(nreg="9999-99").exists()
+
+
+@pytest.mark.parametrize("abbreviation", ["К", "КК", "Кримінальний кодекс", "К1У"])
+def test_an_abbreviation_too_short_or_not_a_word_is_refused(db: Any, tmp_path: Path, abbreviation: str) -> None:
+    acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "2341-14", "title": "Кримінальний кодекс України"}])
+    names = jsonl(tmp_path / "act_names.jsonl", [{"nreg": "2341-14", "abbreviation": abbreviation}])
+    with pytest.raises(IngestError, match="must be one word of 3 to 6 letters"):
+        catalog_load(acts_path=acts, aliases_path=None, names_path=names)
+    assert not Act.objects.exists()
+
+
 def test_the_shipped_names_name_their_core_acts(db: Any) -> None:
     """Each name in ``act_names.jsonl``, loaded over the whole shipped catalog, names its act in a question."""
     from knowledge.ingest.shipped import CORPUS_DIR, NAMES_FILE
@@ -162,8 +183,11 @@ def test_the_shipped_names_name_their_core_acts(db: Any) -> None:
     rows = [json.loads(line) for line in (CORPUS_DIR / NAMES_FILE).read_text(encoding="utf-8").splitlines()]
     assert len(rows) >= 15
     for row in rows:
-        act = "закон " if row["alias"].startswith("Про ") else ""
-        question = f"Що каже {act}{row['alias'].lower()} про це?"
+        if "abbreviation" in row:  # written as people write it: «ст. 185 ККУ»
+            question = f"Що каже ст. 5 {row['abbreviation']}?"
+        else:
+            act = "закон " if row["alias"].startswith("Про ") else ""
+            question = f"Що каже {act}{row['alias'].lower()} про це?"
         section = intake(question=question, specialist=SpecialistProfile(slug="demo"), max_chars=4000,
                          now=datetime.now(UTC))
         assert row["nreg"] in [c.nreg for c in profile_query(section, lexicon).act_hints], question

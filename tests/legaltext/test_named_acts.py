@@ -23,6 +23,8 @@ NAMED = [
     pytest.param("Що каже Трудовий кодекс про відпустку?", "КЗпП", id="labour-code-colloquial"),
     pytest.param("Скільки днів на оплату штрафу по КУпАП?", "КУпАП", id="abbreviation-as-written"),
     pytest.param("А по кзпп як?", "КЗпП", id="long-abbreviation-any-case"),
+    pytest.param("Що каже ст. 185 ККУ?", "КК", id="the-abbreviation-people-write"),
+    pytest.param("ст. 130 КпАП", "КУпАП", id="another-abbreviation-of-the-offences-code"),
     pytest.param("За Житловим кодексом чи можна виселити?", "Житловий Кодекс України", id="code-by-its-title"),
     pytest.param("По закону про звернення громадян скільки мають відповідати?", "Закон «Про звернення громадян»",
                  id="law-after-the-word-law"),
