@@ -447,6 +447,16 @@ def _heading_line(body: str) -> str | None:
     return first if "\n" in body.strip() and not first.endswith(_STATEMENT_END) else None
 
 
+def _after_heading(sentences: list[str], heading: str | None) -> list[str]:
+    """The block's sentences without its heading, whole or read as several sentences: «Мінімальна заробітна плата.
+    Індексація заробітної плати» (КЗпП ст. 95) was quoted as two statements, «Індексація заробітної плати» leading
+    the related norms of «ст. 999 КЗпП»."""
+    if heading is None:
+        return sentences
+    pieces = [heading] if heading in sentences[:1] else split_sentences(heading)
+    return sentences[len(pieces):] if sentences[:len(pieces)] == pieces else [s for s in sentences if s != heading]
+
+
 _ORCH_OPTIONS = re.compile(r"<orch_options>(?P<options>.*?)</orch_options>", re.S)
 
 
@@ -544,7 +554,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     parts: list[str | None] = []
     for rank, (ref, body, heading) in enumerate(headed):
         text = _without_notes(body)
-        own = [x for x in split_sentences(text) if x != heading]
+        own = _after_heading(split_sentences(text), heading)
         for pos, ((s, header), part) in enumerate(zip(_with_headers(own), _parts(text, own), strict=True)):
             if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
                 continue

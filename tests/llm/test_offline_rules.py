@@ -117,3 +117,15 @@ def test_with_notes_left_in_the_note_was_quoted(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(offline, "ORPHAN_ITEMS_CUT", 0)
 
     assert "5-рп/2014" in answer("З якого віку можна балотуватися в президенти?", PRESIDENT, *OTHERS)
+
+
+def test_a_heading_of_two_sentences_is_not_quoted() -> None:
+    """КЗпП ст. 95 is headed «Мінімальна заробітна плата. Індексація заробітної плати»: read as two sentences, its
+    second half led «ст. 999 КЗпП»'s related norms as if it were a statement."""
+    block = SourceBlock("КЗпП ст. 95", "k95", "Мінімальна заробітна плата. Індексація заробітної плати",
+                        "Мінімальна заробітна плата - це встановлений законом мінімальний розмір оплати праці за "
+                        "виконану працівником місячну норму праці.\nЗаробітна плата підлягає індексації у "
+                        "встановленому законодавством порядку.")
+    text = answer("ст. 999 КЗпП", block)  # no word in common: the first statement leads
+    assert "Індексація заробітної плати (" not in text and "Мінімальна заробітна плата (" not in text
+    assert "(КЗпП ст. 95)" in text  # the article's own statements are quoted
