@@ -517,15 +517,16 @@ def _parts(text: str, sentences: list[str]) -> list[str | None]:
 
 
 def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
-    """The (act label, number) of each article the question names, with its act, that no source is: «ст. 999
-    КЗпП» has no article in the evidence to answer with, and an answer quoting its neighbours must say so."""
+    """The (act label, number) of the one article the question names, with its act, when no source is it: «ст.
+    999 КЗпП» has no article in the evidence to answer with, and an answer quoting its neighbours must say so. A
+    question naming several articles gets no such note: the evidence holds a few articles, not all it names, and a
+    missing one there may well be in the law (600 «ст. N» in one question were each declared missing)."""
     numbers = article_numbers(question)
-    if not numbers or not refs:
+    if len(numbers) != 1 or not refs:
         return []
     held = {split_ref(ref) for ref in refs}
-    named = sorted(named_labels(question, {label for label, _ in held}))
-    return [(label, num) for label in named[:1] for num in numbers if (label, num) not in held] if len(named) == 1 \
-        else []
+    named = named_labels(question, {label for label, _ in held})
+    return [(label, numbers[0]) for label in named if (label, numbers[0]) not in held] if len(named) == 1 else []
 
 
 def _asked_first(question: str, scores: list[float], places: list[tuple[str, int, str | None]]) -> list[float]:
@@ -683,8 +684,8 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
     absent = _absent_articles(prompt.question, prompt.allowed)
     opener = "Пов'язані норми, які є в базі знань" if prompt.gaps or absent else "Коротко"
     # worded so that no citation can be read from it: U11 would find an article the evidence does not hold
-    notes = [f"Зверніть увагу: статтю під номером {num} ({label}) в базі знань не знайдено, тому нижче — лише "
-             "пов'язані норми, які в ній є." for label, num in absent]
+    notes = [f"Зверніть увагу: статті під номером {num} ({label}) серед знайдених норм немає, тому нижче — лише "
+             "пов'язані норми." for label, num in absent]
     lines = [*notes, f"{opener}: {_quoted(chosen[0], keep)} ({'; '.join(chosen[0].refs)})."]
     details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))
     if details:

@@ -11,6 +11,9 @@ from legaltext.references import article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
 
+# Each article a question names is one exact search in U4: a question that names hundreds («ст.1 ст.2 … ст.560»,
+# within the 4,000 characters) planned hundreds of searches. The first ARTICLE_REFS_MAX are searched.
+ARTICLE_REFS_MAX = 12
 _DOC_WORDS = frozenset({"мій", "мого", "моєму", "договір", "документ", "файл", "додаток", "скан", "вкладення"})
 _MEMORY_WORDS = frozenset({"раніше", "минулого", "попередньо", "згадував", "казав", "писав"})
 
@@ -155,6 +158,17 @@ def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, in
     return list(dict.fromkeys(phrases))
 
 
+def _first_refs(refs: list[ArticleRefCue]) -> list[ArticleRefCue]:
+    """Each reference once, in the question's order, the first ARTICLE_REFS_MAX of them."""
+    seen: set[tuple[str, str | None, str | None]] = set()
+    unique = []
+    for ref in refs:
+        if (ref.article, ref.part, ref.act_nreg) not in seen:
+            seen.add((ref.article, ref.part, ref.act_nreg))
+            unique.append(ref)
+    return unique[:ARTICLE_REFS_MAX]
+
+
 def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     text = intake.normalized
     term = find_term(text)
@@ -171,6 +185,7 @@ def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
         for num in m.numbers:
             refs.append(ArticleRefCue(article=num, part=m.part_no,
                                       act_nreg=bound.nreg if bound else None, matched=m.matched))
+    refs = _first_refs(refs)
     vocab = {w.lower() for w in words(text)}
     mentions_docs = bool(vocab & _DOC_WORDS)
     mentions_memory = bool(vocab & _MEMORY_WORDS)

@@ -312,3 +312,13 @@ def test_the_cue_index_finds_the_acts_a_scan_of_the_whole_catalog_finds(monkeypa
     scanned = [profiling._act_cues(q, lexicon) for q in questions]
     assert indexed == scanned
     assert sum(bool(found) for found in scanned) >= 10  # the questions do name acts
+
+
+def test_a_question_naming_hundreds_of_articles_plans_a_bounded_number_of_searches() -> None:
+    from pipeline.stages.profiling import ARTICLE_REFS_MAX
+
+    question = " ".join(f"ст.{n}" for n in range(1, 500)) + " ст.1 КЗпП"
+    refs = profile(question).article_refs
+    assert [r.article for r in refs] == [str(n) for n in range(1, ARTICLE_REFS_MAX + 1)]
+    twice = profile("ст. 40 КЗпП і ще раз ст. 40 КЗпП").article_refs
+    assert [r.article for r in twice] == ["40"]
