@@ -182,6 +182,7 @@ class _Quote:
     pos: int  # the sentence's position in its source
     header: str | None = None  # the words a list item continues ("Не підлягають призову … військовозобов'язані:")
     also: tuple[str, ...] = ()  # other sources that say this very sentence (a code and its special law often do)
+    bonus: float = 0.0  # of ``score``, what only orders it (the article the question names): not its weight
 
     @property
     def refs(self) -> tuple[str, ...]:
@@ -529,20 +530,27 @@ def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
     return [(label, numbers[0]) for label in named if (label, numbers[0]) not in held] if len(named) == 1 else []
 
 
-def _asked_first(question: str, scores: list[float], places: list[tuple[str, int, str | None]]) -> list[float]:
-    """The scores with the named article's sentences first, the named part's before the rest of it (``places``:
-    each candidate's ref, position and part)."""
+def _asked_first(question: str, scores: list[float],
+                 places: list[tuple[str, int, str | None]]) -> tuple[list[float], list[float]]:
+    """The named article's sentences first, the named part's before the rest of it (``places``: each candidate's
+    ref, position and part): the scores, and the bonus that orders them. A question of nothing but the reference
+    is answered by the article alone, in its order (its sentences' scores are the bonus); one that asks something
+    more keeps the other sources' sentences as details, weighed against the lead's own score."""
+    none = [0.0] * len(scores)
     asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _, _ in places)))
     if not asked:
-        return scores
+        return scores, none
     bare = len(without_mentions(question).split()) <= ASKED_ARTICLE_BARE_WORDS
-    out = []
-    for score, (ref, pos, part) in zip(scores, places, strict=True):
-        if ref in asked:
-            score = ASKED_ARTICLE_BONUS + (1.0 / (1 + pos) if bare else score)
-            score += ASKED_ARTICLE_BONUS / 2 if part is not None and part in asked[ref] else 0.0
-        out.append(score)
-    return out
+    out, bonus = list(scores), list(none)
+    for i, (ref, pos, part) in enumerate(places):
+        if ref not in asked:
+            continue
+        extra = ASKED_ARTICLE_BONUS + (ASKED_ARTICLE_BONUS / 2 if part is not None and part in asked[ref] else 0.0)
+        if bare:
+            out[i] = extra + 1.0 / (1 + pos)
+        else:
+            bonus[i] = extra
+    return out, bonus
 
 
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
@@ -566,8 +574,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
-    scores = _asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part in zip(rows, parts,
-                                                                                                   strict=True)])
+    scores, bonus = _asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part
+                                                    in zip(rows, parts, strict=True)])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}
@@ -589,7 +597,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate
             if not header_quotable[ref, header] or extract_terms(s, DEFINITIONS_CONTEXT):
                 header = None
-        quotes.append(_Quote(ref, s, score, rank, pos, header))
+        quotes.append(_Quote(ref, s, score + bonus[i], rank, pos, header, bonus=bonus[i]))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
 
 
@@ -616,7 +624,7 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
             if q.ref not in chosen[twin].refs:  # weighed its act down (a court's or a named act's factor)
                 chosen[twin] = replace(chosen[twin], also=(*chosen[twin].also, q.ref))
             continue
-        if len(chosen) >= MAX_QUOTES or q.score < DETAIL_MIN_SHARE * lead.score:
+        if len(chosen) >= MAX_QUOTES or q.score - q.bonus < DETAIL_MIN_SHARE * (lead.score - lead.bonus):
             continue  # the rest are details no more, but a twin of a chosen sentence may still follow
         new_source = q.ref not in per_source
         if per_source[q.ref] >= MAX_SENTENCES_PER_SOURCE or (new_source and len(per_source) >= MAX_SOURCES):

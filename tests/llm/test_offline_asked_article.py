@@ -117,3 +117,20 @@ def test_each_sentence_knows_its_numbered_part() -> None:
     assert offline._parts(text, sentences) == ["1", "2", None]
     assert offline._parts("Без нумерації частин.\nДруга частина.", ["Без нумерації частин.", "Друга частина."]) == [
         None, None]  # a code that does not number its parts (КЗпП): no part is guessed
+
+
+ART_1 = SourceBlock("КУ ст. 1", "k1", None,
+                    "Україна є суверенна і незалежна, демократична, соціальна, правова держава.")
+KZPP_115 = SourceBlock("КЗпП ст. 115", "z115", None,
+                       "Заробітна плата виплачується працівникам регулярно в робочі дні у строки, встановлені "
+                       "колективним договором, не рідше двох разів на місяць.")
+
+
+def test_an_article_named_on_the_way_leads_but_does_not_silence_the_law_that_answers() -> None:
+    """«… якщо в ст. 1 Конституції сказано …» names an article and asks about wages: ст. 1 is quoted first, and the
+    wage article still follows — the bonus that puts the named article first is not the weight others are held
+    to (it was: every other sentence fell below a share of 50 and the answer quoted ст. 1 alone)."""
+    question = "Чи може роботодавець не виплачувати заробітну плату місяцями, якщо ст. 1 Конституції каже, що " \
+               "держава соціальна?"
+    refs = cited(answer(question, ART_1, KZPP_115))
+    assert refs[0] == "КУ ст. 1" and "КЗпП ст. 115" in refs
