@@ -7,15 +7,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_NUM = r"\d+(?:[-‑–]\d+)?"
+_NUM = r"[0-9]+(?:[-‑–][0-9]+)?"  # ASCII digits: «ст. ٤٠» is no article number the law prints
+# «статті 36, 38 і 40»: up to MORE_NUMBERS_MAX numbers more after the first
+MORE_NUMBERS_MAX = 5
+_MORE = re.compile(rf"\s*(?:,|та|і|й)\s*(?P<num>{_NUM})(?![\w])", re.I)
 _PART = r"(?:ч\.\s*|частин[аиіуоюі]*\s+)(?P<part>\d+|[а-яіїєґ']+)\s*"
 # «ст» without its dot counts only before a number: «ст 40», «ст40»; a word that merely ends in «ст» never does
 _AFTER = re.compile(
     rf"(?:{_PART})?(?<![\w])(?:ст\.?|статт(?:я|і|ю|ею|ях|ям|ями)|статей)\s*(?P<num>{_NUM})(?![\w])"
-    rf"(?:\s*(?:,|та|і|й)\s*(?P<num2>{_NUM})(?![\w]))?",
+    rf"(?P<more>(?:\s*(?:,|та|і|й)\s*{_NUM}(?![\w])){{0,{MORE_NUMBERS_MAX}}})",
     re.I,
 )
-_BEFORE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:-?(?:а|я|ва|тя|ма|ша|ї|ої))?\s+статт(?:я|і|ю|ею)(?![\w])",
+_BEFORE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:[-‑–]?(?:а|я|ва|тя|ма|ша|ї|ої))?\s+статт(?:я|і|ю|ею)(?![\w])",
                      re.I)
 
 
@@ -54,8 +57,9 @@ def _number(raw: str) -> str:
 
 def article_mentions(text: str) -> list[ArticleMention]:
     """Every article reference of ``text``, in order."""
-    found = [ArticleMention(tuple(_number(n) for n in (m.group("num"), m.group("num2")) if n), m.group("part"),
-                            m.start(), m.end(), m.group(0)) for m in _AFTER.finditer(text)]
+    found = [ArticleMention(tuple(_number(n) for n in (m.group("num"), *(x.group("num") for x in
+                                                                    _MORE.finditer(m.group("more"))))),
+                            m.group("part"), m.start(), m.end(), m.group(0)) for m in _AFTER.finditer(text)]
     taken = [(f.start, f.end) for f in found]
     for m in _BEFORE.finditer(text):
         if not any(s < m.end() and m.start() < e for s, e in taken):

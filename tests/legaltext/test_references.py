@@ -21,6 +21,9 @@ from legaltext.references import article_mentions, article_numbers, without_ment
     ("Мені 40 років, я живу в місті 5 років", []),
     ("мост 40 метрів", []),  # a word ending in «ст» is no reference
     ("Скільки статей 3 у законі?", ["3"]),
+    ("статті 40, 41 і 42 КЗпП", ["40", "41", "42"]),
+    ("40‑ва стаття ККУ", ["40"]),  # a non-breaking hyphen, as phones type it
+    ("ст. ٤٠ КЗпП", []),  # the law prints its numbers in ASCII digits
 ])
 def test_the_numbers_a_question_names(text: str, numbers: list[str]) -> None:
     assert article_numbers(text) == numbers
