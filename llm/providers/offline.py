@@ -19,9 +19,9 @@ from legaltext.definitions import clean_term, definition_term, extract_terms, te
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
-from legaltext.references import article_mentions, article_numbers, without_mentions
 from legaltext.sentences import closeness, conduct, split_sentences, without_notes
 from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
+from llm.providers.asked_article import absent_articles, asked_first, parts_of
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
 from pipeline.messages import Completion, Message
@@ -238,6 +238,24 @@ def _ideas(lemmas: list[str], own: set[str],
 # over the prohibition that answers «Мене звільнили, поки я був на лікарняному. Хіба роботодавець має на це право?»
 # (ст. 40). 0 reads the modal word as any other.
 MODAL_IDEA = 1
+_MODAL_LEMMAS = frozenset({"право", "можний", "вправа", "зобов'язаний", "повинний", "дозволятися", "заборонятися"})
+_MODAL_ASKED = re.compile(r"\b(?:ма(?:є|ють|ю|в|ла|ли|ємо|єте)\b(?:\s+\S+){0,2}?\s+право|можна|вправі|"
+                          r"зобов'язан\w*|повин\w*|дозволено|заборонено|законно)\b", re.I)
+# …asked as a yes-or-no question: «Хто має першочергове право купити?» asks who, and «право» is its subject.
+_WH_WORD = re.compile(r"\b(?:хто|кого|кому|що|чого|як|як(?:ий|а|е|і|ого|ому|ій|им|у|их|ими)|скільки|коли|де|куди|"
+                      r"звідки|чому|навіщо|доки)\b", re.I)
+_RULE = re.compile(r"\b(?:ма(?:є|ють)\s+право|має\s+права|мають\s+права|вправі|мож(?:е|уть)|можливо|допуска\w+|"
+                   r"забороня\w+|заборонено|зобов'язан\w+|повин\w+|підляга\w+|дозволя\w+|не\s+може|"
+                   r"не\s+мають?\s+права|гарантується)\b", re.I)
+
+
+def _asks_if_allowed(question: str) -> bool:
+    """The question's last sentence asks whether something is allowed, not who, what or how much."""
+    asked = [s for s in re.split(r"(?<=[.!?])\s+", question.strip()) if s.strip()]
+    last = asked[-1] if asked else ""
+    return bool(_MODAL_ASKED.search(last)) and not _WH_WORD.search(last)
+
+
 SANCTION_WORDS = 0  # 1: an offence's sanction weighed with its conduct (see _Scorer)
 # …unless the question asks what the punishment is («за крадіжку дають мінімум п'ять років тюрми?», «який штраф
 # за …», «що мені за це буде?», «яка відповідальність»): then the sanction is what answers, and the conduct alone
@@ -268,22 +286,6 @@ def _offence_form(question: str) -> Callable[[str], str]:
     if SANCTION_WORDS or (SANCTION_ASKED and _SANCTION_ASKED.search(question)):
         return str
     return conduct
-_MODAL_LEMMAS = frozenset({"право", "можний", "вправа", "зобов'язаний", "повинний", "дозволятися", "заборонятися"})
-_MODAL_ASKED = re.compile(r"\b(?:ма(?:є|ють|ю|в|ла|ли|ємо|єте)\b(?:\s+\S+){0,2}?\s+право|можна|вправі|"
-                          r"зобов'язан\w*|повин\w*|дозволено|заборонено|законно)\b", re.I)
-# …asked as a yes-or-no question: «Хто має першочергове право купити?» asks who, and «право» is its subject.
-_WH_WORD = re.compile(r"\b(?:хто|кого|кому|що|чого|як|як(?:ий|а|е|і|ого|ому|ій|им|у|их|ими)|скільки|коли|де|куди|"
-                      r"звідки|чому|навіщо|доки)\b", re.I)
-_RULE = re.compile(r"\b(?:ма(?:є|ють)\s+право|має\s+права|мають\s+права|вправі|мож(?:е|уть)|можливо|допуска\w+|"
-                   r"забороня\w+|заборонено|зобов'язан\w+|повин\w+|підляга\w+|дозволя\w+|не\s+може|"
-                   r"не\s+мають?\s+права|гарантується)\b", re.I)
-
-
-def _asks_if_allowed(question: str) -> bool:
-    """The question's last sentence asks whether something is allowed, not who, what or how much."""
-    asked = [s for s in re.split(r"(?<=[.!?])\s+", question.strip()) if s.strip()]
-    last = asked[-1] if asked else ""
-    return bool(_MODAL_ASKED.search(last)) and not _WH_WORD.search(last)
 
 
 class _Scorer:
@@ -469,90 +471,6 @@ def _question(messages: list[Message]) -> str:
     return ""
 
 
-# A question that names an article («ст. 5 Конституції України», «Що каже стаття 24 КЗпП?») is answered by that
-# article first: its words there are the reference, not the content — «Конституції» and «5» matched КУ ст. 8's «на
-# основі Конституції України» and a transitional provision's item «5)», and the answer quoted those, labelled
-# `strong`, without a word of ст. 5. Its sentences lead (the words and meaning still order them and choose the
-# details), like the item that defines an asked term; a question that says little besides the reference («ст. 24
-# КЗпП», «Що каже стаття 5 Конституції?»: at most ASKED_ARTICLE_BARE_WORDS words beside it) asks what the article
-# says, and is answered in the article's own order. 0: no bonus.
-ASKED_ARTICLE_BONUS = 50.0
-ASKED_ARTICLE_BARE_WORDS = 4
-
-
-def _asked_articles(question: str, refs: list[str]) -> dict[str, set[str]]:
-    """The sources the question names by article number (and act, when it names one), each with the parts it
-    names («ч. 2 ст. 40»: {"2"}; none named: empty)."""
-    mentions = article_mentions(question)
-    if not mentions or not ASKED_ARTICLE_BONUS:
-        return {}
-    named = named_labels(question, {split_ref(ref)[0] for ref in refs})
-    asked: dict[str, set[str]] = {}
-    for ref in refs:
-        label, number = split_ref(ref)
-        if named and label not in named:
-            continue
-        for m in mentions:
-            if number in m.numbers:
-                asked.setdefault(ref, set()).update([m.part_no] if m.part_no else [])
-    return asked
-
-
-_PART_START = re.compile(r"^\s*(\d+(?:-\d+)?)\.\s", re.M)
-
-
-def _parts(text: str, sentences: list[str]) -> list[str | None]:
-    """The numbered part («2. …») of the article each sentence stands in, the sentences found in ``text`` in
-    order; None before the first number (a chunk that starts inside a part) or where a sentence is not found."""
-    marks = [(m.start(), m.group(1)) for m in _PART_START.finditer(text)]
-    out: list[str | None] = []
-    cursor = 0
-    for sentence in sentences:
-        at = text.find(sentence[:40], cursor)
-        if at < 0:
-            out.append(None)
-            continue
-        cursor = at
-        out.append(next((num for start, num in reversed(marks) if start <= at), None))
-    return out
-
-
-def _absent_articles(question: str, refs: list[str]) -> list[tuple[str, str]]:
-    """The (act label, number) of the one article the question names, with its act, when no source is it: «ст.
-    999 КЗпП» has no article in the evidence to answer with, and an answer quoting its neighbours must say so. A
-    question naming several articles gets no such note: the evidence holds a few articles, not all it names, and a
-    missing one there may well be in the law (600 «ст. N» in one question were each declared missing)."""
-    numbers = article_numbers(question)
-    if len(numbers) != 1 or not refs:
-        return []
-    held = {split_ref(ref) for ref in refs}
-    named = named_labels(question, {label for label, _ in held})
-    return [(label, numbers[0]) for label in named if (label, numbers[0]) not in held] if len(named) == 1 else []
-
-
-def _asked_first(question: str, scores: list[float],
-                 places: list[tuple[str, int, str | None]]) -> tuple[list[float], list[float]]:
-    """The named article's sentences first, the named part's before the rest of it (``places``: each candidate's
-    ref, position and part): the scores, and the bonus that orders them. A question of nothing but the reference
-    is answered by the article alone, in its order (its sentences' scores are the bonus); one that asks something
-    more keeps the other sources' sentences as details, weighed against the lead's own score."""
-    none = [0.0] * len(scores)
-    asked = _asked_articles(question, list(dict.fromkeys(ref for ref, _, _ in places)))
-    if not asked:
-        return scores, none
-    bare = len(without_mentions(question).split()) <= ASKED_ARTICLE_BARE_WORDS
-    out, bonus = list(scores), list(none)
-    for i, (ref, pos, part) in enumerate(places):
-        if ref not in asked:
-            continue
-        extra = ASKED_ARTICLE_BONUS + (ASKED_ARTICLE_BONUS / 2 if part is not None and part in asked[ref] else 0.0)
-        if bare:
-            out[i] = extra + 1.0 / (1 + pos)
-        else:
-            bonus[i] = extra
-    return out, bonus
-
-
 def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None,
                 quotable: Callable[[str, str], bool],
                 trimmed: Callable[[str, str], str | None] | None = None) -> list[_Quote]:
@@ -564,7 +482,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     for rank, (ref, body, heading) in enumerate(headed):
         text = _without_notes(body)
         own = _after_heading(split_sentences(text), heading)
-        for pos, ((s, header), part) in enumerate(zip(_with_headers(own), _parts(text, own), strict=True)):
+        for pos, ((s, header), part) in enumerate(zip(_with_headers(own), parts_of(text, own), strict=True)):
             if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
@@ -574,7 +492,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     sentences = [s for *_, s, _ in rows]
     scorer = _Scorer(question, sentences)
     scores = _with_meaning(question, sentences, [scorer.score(i, s) for i, s in enumerate(sentences)])
-    scores, bonus = _asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part
+    scores, bonus = asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part
                                                     in zip(rows, parts, strict=True)])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
     court = court_of(question)
@@ -689,7 +607,7 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
     if not chosen:
         return ["Коротко: питання регулюють норми, наведені в підставах."]
     # With the act or the named article missing, what follows is related law, not the answer: say so.
-    absent = _absent_articles(prompt.question, prompt.allowed)
+    absent = absent_articles(prompt.question, prompt.allowed)
     opener = "Пов'язані норми, які є в базі знань" if prompt.gaps or absent else "Коротко"
     # worded so that no citation can be read from it: U11 would find an article the evidence does not hold
     notes = [f"Зверніть увагу: статті під номером {num} ({label}) серед знайдених норм немає, тому нижче — лише "

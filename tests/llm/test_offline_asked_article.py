@@ -8,7 +8,7 @@ import pytest
 from assemble.prompt import SourceBlock, legacy_messages
 from legaltext.citations import basis_first, find_citations
 from legaltext.definitions import term_key
-from llm.providers import offline
+from llm.providers import asked_article, offline
 from pipeline.contracts import SpecialistProfile
 
 PROFILE = SpecialistProfile(slug="demo")
@@ -48,7 +48,7 @@ def test_a_question_naming_an_article_is_answered_by_it_in_its_own_order(questio
 
 def test_without_the_bonus_the_reference_words_chose_other_articles(monkeypatch: pytest.MonkeyPatch) -> None:
     """What the rule changes: «Конституції» and «5» are the reference's words, and they match ст. 8 and ст. 150."""
-    monkeypatch.setattr(offline, "ASKED_ARTICLE_BONUS", 0.0)
+    monkeypatch.setattr(asked_article, "ASKED_ARTICLE_BONUS", 0.0)
     assert cited(answer("ст. 5 Конституції України", ART_8, ART_150, ART_5))[0] != "КУ ст. 5"
 
 
@@ -114,9 +114,9 @@ def test_each_sentence_knows_its_numbered_part() -> None:
     text = CK_1268.text
     sentences = ["Спадкоємець за заповітом чи за законом має право прийняти спадщину або не прийняти її.",
                  "Не допускається прийняття спадщини з умовою чи із застереженням.", "not in the text"]
-    assert offline._parts(text, sentences) == ["1", "2", None]
-    assert offline._parts("Без нумерації частин.\nДруга частина.", ["Без нумерації частин.", "Друга частина."]) == [
-        None, None]  # a code that does not number its parts (КЗпП): no part is guessed
+    assert asked_article.parts_of(text, sentences) == ["1", "2", None]
+    unnumbered = ["Без нумерації частин.", "Друга частина."]  # a code that does not number its parts (КЗпП)
+    assert asked_article.parts_of("\n".join(unnumbered), unnumbered) == [None, None]  # no part is guessed
 
 
 ART_1 = SourceBlock("КУ ст. 1", "k1", None,
