@@ -10,7 +10,6 @@ from dataclasses import dataclass
 _NUM = r"[0-9]+(?:[-‑–][0-9]+)?"  # ASCII digits: «ст. ٤٠» is no article number the law prints
 # «статті 36, 38 і 40»: up to MORE_NUMBERS_MAX numbers more after the first
 MORE_NUMBERS_MAX = 5
-_MORE = re.compile(rf"\s*(?:,|та|і|й)\s*(?P<num>{_NUM})(?![\w])", re.I)
 _PART = r"(?:ч\.\s*|частин[аиіуоюі]*\s+)(?P<part>\d+|[а-яіїєґ']+)\s*"
 # «ст» without its dot counts only before a number: «ст 40», «ст40»; a word that merely ends in «ст» never does
 _AFTER = re.compile(
@@ -57,8 +56,7 @@ def _number(raw: str) -> str:
 
 def article_mentions(text: str) -> list[ArticleMention]:
     """Every article reference of ``text``, in order."""
-    found = [ArticleMention(tuple(_number(n) for n in (m.group("num"), *(x.group("num") for x in
-                                                                    _MORE.finditer(m.group("more"))))),
+    found = [ArticleMention(tuple(_number(n) for n in (m.group("num"), *re.findall(_NUM, m.group("more")))),
                             m.group("part"), m.start(), m.end(), m.group(0)) for m in _AFTER.finditer(text)]
     taken = [(f.start, f.end) for f in found]
     for m in _BEFORE.finditer(text):

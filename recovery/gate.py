@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from legaltext.text import QUESTION_FRAMES
-from pipeline.contracts import GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace
+from pipeline.contracts import ArticleRefCue, GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace
 
 NO_RELEVANT_LAW = "no_relevant_law"
 # A question no word of which stands in any article is answered by the dense list alone, and that list always
@@ -59,6 +59,11 @@ def beyond_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy: 
                                and s.best_dense < floor for s in whole)
 
 
+def _is_named(ref: ArticleRefCue, hit: Hit) -> bool:
+    """``hit`` is the article ``ref`` names (of its act, when the question bound one)."""
+    return hit.article == ref.article and (ref.act_nreg is None or hit.act_nreg.lower() == ref.act_nreg.lower())
+
+
 def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, policy: GatePolicy) -> GateDecision:
     top = hits.hits[: policy.top_n]
     top_score = top[0].score if top else 0.0
@@ -78,13 +83,12 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
         # not retried (a rerun asks the same index the same words) and no article is quoted as if it answered
         return GateDecision(expand=False, reason=NO_RELEVANT_LAW, support_level="none", top_score=top_score,
                             total_goals=total_goals)
-    found_refs = {(h.act_nreg.lower(), h.article) for h in hits.hits if h.channel == "exact"}
+    exact_hits = [h for h in hits.hits if h.channel == "exact"]
     for ref in profile.article_refs:
-        if not any(a == ref.article and (ref.act_nreg is None or n == ref.act_nreg.lower()) for n, a in found_refs):
+        if not any(_is_named(ref, h) for h in exact_hits):
             # partial only when another search still found it; otherwise the evidence is its neighbours («ст. 999
             # КЗпП»), which do not answer what was asked
-            seen = any(h.article == ref.article and (ref.act_nreg is None or h.act_nreg.lower() == ref.act_nreg.lower())
-                       for h in hits.hits)
+            seen = any(_is_named(ref, h) for h in hits.hits)
             return GateDecision(expand=True, reason="named_article_missing",
                                 support_level="partial" if seen else "weak", top_score=top_score,
                                 total_goals=total_goals)
