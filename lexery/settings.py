@@ -107,6 +107,13 @@ TEMPLATES = [
 ]
 
 # --- database: SQLite under var/ unless DATABASE_URL names PostgreSQL -------------------------------------
+# Two processes on one SQLite file (`make serve` beside `manage.py ask`, the development server's threads): a
+# transaction that reads first and writes later was refused at once ("database is locked", whatever the timeout)
+# when another writer got in between — SQLite cannot wait there without a deadlock; three `ask`-like processes lost
+# 38 runs of 45 so. Taking the write lock at BEGIN lets a transaction wait its turn (up to the timeout, seconds);
+# WAL lets readers go on while one writes.
+SQLITE_OPTIONS: dict[str, object] = {"timeout": 30, "transaction_mode": "IMMEDIATE",
+                                     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
 # An empty DATABASE_URL means the default too (``DATABASE_URL= make …`` selects the embedded database).
 DATABASES = {"default": env.db_url_config(env.str("DATABASE_URL", default="")
                                           or f"sqlite:///{VAR_DIR / 'lexery.sqlite3'}")}
@@ -117,7 +124,7 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = [  # the operators' console holds people's documents
