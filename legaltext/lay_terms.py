@@ -151,6 +151,13 @@ def with_statutory_words(question: str) -> str:
     return f"{question} ({'; '.join(legal)})" if legal else question
 
 
+def concepts(question: str) -> list[str]:
+    """The statute's words for each lay phrase of the question, one string a thesaurus entry (its wordings joined):
+    what U4 searches alone, so that the article the statute's phrase stands in gets a vote of its own."""
+    read = content_readings(question)
+    return [words.replace(" | ", " ") for words in statutory_words([r[0] for r in read], read)]
+
+
 def expansion_phrases(lemmas: list[str],
                       readings: Sequence[tuple[str, ...]] | None = None) -> list[tuple[str, ...]]:
     """The statutory phrases (lemmas in order) that the question's lay phrases stand for (in the thesaurus's

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import NamedTuple, Protocol, Required, TypedDict
 
 from legaltext.chunking import is_placeholder_title
-from legaltext.lay_terms import with_statutory_words
+from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.procedure import Court, code_court, court_of
 from legaltext.sentences import closeness
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, SearchStep, TraceStep
@@ -63,6 +63,17 @@ MEANING_WEIGHT = 0.5
 # the one-vector-per-article list (eval/natural dev: 0.58 / 0.53 / 0.47); fused at half weight its vote lifts an
 # article the other lists hold below the rerank's depth. Chosen on dev (README "Retrieval quality", session 11).
 MEANING_LIST_WEIGHT = 0.5
+# Each lay phrase's statutory words searched alone (BM25), the first CONCEPT_LIST_DEPTH matches one more list of the
+# fusion at CONCEPT_LIST_WEIGHT. In the question's BM25 the added words count half a typed word
+# (lay_terms.EXPANSION_WEIGHT) and the story's other words outvote them: «У мене в маршрутці витягли гаманець. Яке
+# покарання злодію?» reads «крадіжка», yet КК ст. 185 came 38th in BM25, behind the articles on release from
+# «покарання»; searched alone, «крадіжка» finds ст. 185 first. Only the first few count: deeper, the list's tail
+# votes for every article that mentions the phrase. eval/natural dev (hit@1 / hit@10 / MRR; before 0.451 / 0.852 /
+# 0.581): depth 5 at 0.5 0.479 / 0.860 / 0.599; depth 3 0.471 / 0.856 / 0.593; 8 0.459 / 0.852 / 0.584; the whole
+# pool 0.463 / 0.848 / 0.585; depth 3 or 1 at weight 1 ≤ 0.444 hit@1; probes hit@1 0.495 → 0.567, MRR 0.627 →
+# 0.680; dev_questions identical (README "Retrieval quality", session 29). 0: not searched.
+CONCEPT_LIST_WEIGHT = 0.5
+CONCEPT_LIST_DEPTH = 5
 # What each list's first articles are owed: a place among the first LEADERS_WITHIN (the evidence U5 keeps) after the
 # meaning rerank. e5 misses some paraphrases outright («достроково» for «до закінчення одного року»); its votes must
 # not push the article BM25 (or the dense list) ranks among its first LEADERS_KEPT out of the evidence.
@@ -159,9 +170,10 @@ Fused = list[tuple[list[ChunkPayload], float, str, Ranks]]
 def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None = None,
          dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
          heading_weight: float = HEADING_WEIGHT, meaning: Ranked | None = None,
-         meaning_weight: float = MEANING_LIST_WEIGHT) -> Fused:
+         meaning_weight: float = MEANING_LIST_WEIGHT, concepts: list[Ranked] | None = None,
+         concept_weight: float = CONCEPT_LIST_WEIGHT) -> Fused:
     """Articles by weighted RRF, each with its matched chunks (best first), the channels that found it and its
-    rank in the lexical and the dense list (the article-level lists: the meaning list records none)."""
+    rank in the lexical and the dense list (the article-level lists: the meaning and concept lists record none)."""
     scores: dict[str, float] = {}
     chunks: dict[str, dict[str, ChunkPayload]] = {}
     channels: dict[str, list[str]] = {}
@@ -170,7 +182,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     # The heading field is lexical evidence too: the channel label joins "dense", "lexical" and "meaning".
     # U5 reads the rank of each article in the text and the dense list (the heading list records none).
     lists = (("lexical", lexical, lexical_weight, lexical_rank), ("lexical", heading or [], heading_weight, None),
-             ("dense", dense, dense_weight, dense_rank), ("meaning", meaning or [], meaning_weight, None))
+             ("dense", dense, dense_weight, dense_rank), ("meaning", meaning or [], meaning_weight, None),
+             *(("lexical", ranked, concept_weight, None) for ranked in concepts or []))
     for name, ranked, weight, ranks in lists:
         rank = 0
         seen: set[str] = set()
@@ -247,11 +260,14 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
     # (eval/natural dev on the core index, forced: hit@10 0.852 -> 0.844, hit@1 / hit@3 as before; README "Speed")
     among = list(dict.fromkeys(first_chunk_key(p["chunk_key"]) for p, _ in [*dense, *lexical]))
     sentences = port.meaning_search(asked, step.act_filter, pool, among) if MEANING_LIST_WEIGHT else []
+    phrases = concepts(step.query) if CONCEPT_LIST_WEIGHT else []
     fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
                  meaning=sentences, dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT),
-                 lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT)
+                 lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT,
+                 concepts=[port.lexical(words, step.act_filter, CONCEPT_LIST_DEPTH) for words in phrases],
+                 concept_weight=CONCEPT_LIST_WEIGHT)
     fused = weigh_courts(fused, court_of(step.query), OTHER_COURT_WEIGHT)
     closest = _closest(dense, lexical)
     if MEANING_WEIGHT <= 0 or len(fused) < 2:

@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from engine.ports import QdrantSearchPort
 from knowledge.embeddings import default_embedder
 from knowledge.lexical import query_vector
-from legaltext.lay_terms import with_statutory_words
+from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.sentences import meaning_sentences
 from pipeline.contracts import SearchPlan, SearchStep
 from pipeline.stages.retrieval import CHUNKS_PER_ARTICLE, article_key, retrieve
@@ -162,10 +162,13 @@ def test_the_one_vector_list_reads_a_lay_question_with_the_statutes_words(lldbi_
                       docs_probe=False)
     retrieve(plan, port, attempt=1)
     # then the dense list is asked with the statute's words beside the question (e5 knows the lay word no better
-    # than BM25 does); BM25 gets the question as written and adds them itself
+    # than BM25 does)
     assert port.asked["dense"] == [port.asked["dense"][0]]
     assert port.asked["dense"][0].startswith(question) and "непрацездатн" in port.asked["dense"][0]
-    assert port.asked["lexical"] == [question]
+    # BM25 gets the question as written and adds them itself; the statute's words are also searched alone (their
+    # own list of the fusion)
+    assert port.asked["lexical"][0] == question
+    assert port.asked["lexical"][1:] == concepts(question) and "непрацездатн" in port.asked["lexical"][1]
 
 
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:

@@ -14,6 +14,7 @@ from legaltext import lay_terms
 from legaltext.lay_terms import (
     DATA_FILE,
     LAY_TERMS,
+    concepts,
     expansion_phrases,
     expansions,
     lay_phrases,
@@ -418,3 +419,10 @@ def test_a_phrases_words_far_apart_are_not_the_phrase() -> None:
     # «били» in one story, «відділок» in another sentence many words later: two things, not the phrase
     question = "Мене били. Потім я довго сидів удома, лікувався, а через рік пішов у відділок поліції."
     assert LAY_TERMS["били у відділку"] not in statutory_words(content_lemmas(question))
+
+
+def test_each_lay_phrase_gives_one_concept_to_search_alone() -> None:
+    # one string an entry, its wordings joined («показати документи» has two), in the thesaurus's order
+    assert concepts("Вимагають показати документи, а я на лікарняному") == [
+        "тимчасова непрацездатність", "пред'явлення документів що посвідчують особу перевірка документів"]
+    assert concepts("Скільки днів відпустки на рік?") == []

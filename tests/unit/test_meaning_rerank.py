@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline.stages.retrieval import (
+    CONCEPT_LIST_WEIGHT,
     MEANING_LIST_WEIGHT,
     MEANING_WEIGHT,
+    RRF_K,
     ChunkPayload,
     Fused,
     Ranks,
@@ -110,3 +114,21 @@ def test_the_sentences_list_votes_in_the_fusion_and_labels_its_articles() -> Non
     assert order(result) == ["40", "47", "36"]
     assert [channel for _, _, channel, _ in result] == ["dense+lexical+meaning", "dense+lexical", "meaning"]
     assert result[0][3] == Ranks(lexical=1, dense=1)  # the sentences' list records no rank the gate reads
+
+
+def test_each_lay_phrases_statutory_words_vote_as_a_list_of_their_own() -> None:
+    # given a question whose BM25 puts ст. 47 first and ст. 40 second, and one lay phrase whose statutory words,
+    # searched alone, find ст. 40 first and ст. 36 second
+    lexical = [(chunk("47", 1), 5.0), (chunk("40", 1), 4.0)]
+    dense = [(chunk("47", 0), 0.9), (chunk("40", 0), 0.8)]
+    concept = [(chunk("40", 2), 7.0), (chunk("36", 0), 6.0)]
+    without = fuse(dense, lexical, 3, meaning_weight=0.0, concepts=[concept], concept_weight=0.0)
+    result = fuse(dense, lexical, 3, meaning_weight=0.0, concepts=[concept], concept_weight=CONCEPT_LIST_WEIGHT,
+                  dense_weight=1.0, lexical_weight=1.0)
+    # then its vote lifts ст. 40 above ст. 47 and brings ст. 36 in, lexical evidence with no rank the gate reads
+    assert order(without) == ["47", "40"]
+    assert order(result) == ["40", "47", "36"]
+    assert result[0][1] == pytest.approx(2 / (RRF_K + 2) + CONCEPT_LIST_WEIGHT / (RRF_K + 1))
+    assert [channel for _, _, channel, _ in result] == ["dense+lexical", "dense+lexical", "lexical"]
+    assert result[0][3] == Ranks(lexical=1, dense=1) and result[2][3] == Ranks()
+    assert {c["chunk_key"] for c in result[0][0]} >= {"322-08#st40#c2"}  # the chunk that list matched is evidence
