@@ -74,6 +74,9 @@ MEANING_LIST_WEIGHT = 0.5
 # 0.680; dev_questions identical (README "Retrieval quality", session 29). 0: not searched.
 CONCEPT_LIST_WEIGHT = 0.5
 CONCEPT_LIST_DEPTH = 5
+# At most this many phrases searched so a step (the first in the thesaurus's order): the 588 questions of
+# eval/natural hold 0–7 (one in ten 3 or more); a 4,000-character question could hold dozens.
+CONCEPT_LISTS_MAX = 8
 # What each list's first articles are owed: a place among the first LEADERS_WITHIN (the evidence U5 keeps) after the
 # meaning rerank. e5 misses some paraphrases outright («достроково» for «до закінчення одного року»); its votes must
 # not push the article BM25 (or the dense list) ranks among its first LEADERS_KEPT out of the evidence.
@@ -260,7 +263,7 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
     # (eval/natural dev on the core index, forced: hit@10 0.852 -> 0.844, hit@1 / hit@3 as before; README "Speed")
     among = list(dict.fromkeys(first_chunk_key(p["chunk_key"]) for p, _ in [*dense, *lexical]))
     sentences = port.meaning_search(asked, step.act_filter, pool, among) if MEANING_LIST_WEIGHT else []
-    phrases = concepts(step.query) if CONCEPT_LIST_WEIGHT else []
+    phrases = concepts(step.query)[:CONCEPT_LISTS_MAX] if CONCEPT_LIST_WEIGHT else []
     fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,

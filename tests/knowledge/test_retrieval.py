@@ -19,6 +19,7 @@ from knowledge.lexical import query_vector
 from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.sentences import meaning_sentences
 from pipeline.contracts import SearchPlan, SearchStep
+from pipeline.stages import retrieval
 from pipeline.stages.retrieval import CHUNKS_PER_ARTICLE, article_key, retrieve
 from tests.support.corpus import DEMO_DIR
 
@@ -169,6 +170,20 @@ def test_the_one_vector_list_reads_a_lay_question_with_the_statutes_words(lldbi_
     # own list of the fusion)
     assert port.asked["lexical"][0] == question
     assert port.asked["lexical"][1:] == concepts(question) and "непрацездатн" in port.asked["lexical"][1]
+
+
+def test_a_step_searches_at_most_concept_lists_max_phrases_alone(lldbi_index: dict[str, int],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # given a question with two lay phrases and room for one
+    question = "Вимагають показати документи, а я на лікарняному"
+    monkeypatch.setattr(retrieval, "CONCEPT_LISTS_MAX", 1)
+    port = _SeenQueries()
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query=question, limit=8)], channels=["lldbi_chunks"],
+                      docs_probe=False)
+    retrieve(plan, port, attempt=1)
+    # then the question and the first phrase alone are searched, the second phrase only within the question
+    assert len(concepts(question)) == 2
+    assert port.asked["lexical"] == [question, concepts(question)[0]]
 
 
 def test_the_heading_field_puts_the_article_with_that_heading_first(lldbi_index: dict[str, int]) -> None:
