@@ -10,7 +10,7 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from html import unescape
 
@@ -19,7 +19,7 @@ from legaltext.definitions import clean_term, definition_term, extract_terms, te
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
-from legaltext.sentences import closeness, conduct, split_sentences, without_notes
+from legaltext.sentences import closeness, conduct, split_sentences, with_brackets_closed, without_notes
 from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
 from llm.providers.asked_article import absent_articles, asked_first, parts_of
 from llm.tokenizer import count_tokens, encoding_for_model
@@ -420,6 +420,9 @@ def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) 
     sentence = sentence.rstrip(" ;:,.")
     if len(sentence) <= limit:
         return sentence
+    folded = _fold_brackets(sentence, limit, keep or set())
+    if len(folded) <= limit:
+        return folded
     clauses = _CLAUSES.split(sentence)
     weight = [len(set(content_lemmas(c)) & (keep or set())) + (0.5 if _FIGURE.search(c) else 0) for c in clauses]
     best = max(range(len(clauses)), key=lambda i: (weight[i], -i))
@@ -436,6 +439,69 @@ def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) 
         text = text[:limit].rsplit(" ", 1)[0]
     return ("… " if lo > 0 else "") + text.rstrip(" ;:,.") + (" …" if hi < len(clauses) - 1 or len(text) < len(
         " ".join(clauses[lo:hi + 1])) else "")
+
+
+# A long bracket (a list of reasons or exceptions inside the rule: КЗпП ст. 38's «(переїзд на нове місце проживання;
+# переведення …; вступ до закладу освіти; …)», ~450 characters) is where a long sentence is cut: to the items that
+# hold the question's words (else its first) and «…», the rule around it whole. Cut by clauses instead, the quote
+# kept the bracket's opening and lost the rule after it («… роботодавець повинен розірвати трудовий договір у строк,
+# про який просить працівник»). 0: cut by clauses only.
+BRACKET_FOLD = 1
+BRACKET_STEM = 5  # letters a question's word and a bracket's word share to count as one («переїжджаю», «переїзд»)
+
+
+def _fold_brackets(sentence: str, limit: int, keep: set[str]) -> str:
+    """The sentence with its longest brackets, while it is longer than ``limit``, cut to the items that hold the
+    question's words (``keep``), or to the first, and «…»; a bracket that cannot be shortened ends the folding."""
+    if not BRACKET_FOLD:
+        return sentence
+    stems = _stems(keep)
+    for _ in range(sentence.count("(")):  # each fold shortens a distinct bracket
+        if len(sentence) <= limit:
+            break
+        longest_first = sorted(_brackets(sentence), key=lambda span: span[0] - span[1])
+        folds = ((lo, hi, _fold_items(sentence[lo + 1:hi], stems)) for lo, hi in longest_first)
+        fold = next(((lo, hi, items) for lo, hi, items in folds if len(items) < hi - lo - 1), None)
+        if fold is None:
+            break
+        lo, hi, items = fold
+        sentence = f"{sentence[:lo + 1]}{items}{sentence[hi:]}"
+    return sentence
+
+
+def _fold_items(inner: str, stems: set[str]) -> str:
+    """A bracket's items (split at «;», else at «,») cut to those holding ``stems`` (or the first), «…» for the rest."""
+    sep = ";" if ";" in inner else ","
+    items = [item.strip() for item in inner.split(sep)]
+    if len(items) < 2:
+        return inner
+    wanted = [k for k, item in enumerate(items) if _stems(content_lemmas(item)) & stems] or [0]
+    out: list[str] = []
+    for k in wanted:
+        if k > 0 and (not out or out[-1] != "…") and (k - 1) not in wanted:
+            out.append("…")
+        out.append(items[k])
+    if wanted[-1] < len(items) - 1:
+        out.append("…")
+    return " ".join(x + sep if x != "…" and nxt not in ("…", None) else x
+                    for x, nxt in zip(out, [*out[1:], None], strict=True))
+
+
+def _stems(lemmas: Iterable[str]) -> set[str]:
+    return {lemma[:BRACKET_STEM] for lemma in lemmas if len(lemma) >= BRACKET_STEM}
+
+
+def _brackets(sentence: str) -> list[tuple[int, int]]:
+    """The outermost bracket pairs: (position of «(», position of its «)»)."""
+    spans, depth, start = [], 0, 0
+    for i, ch in enumerate(sentence):
+        if ch == "(":
+            start, depth = (i, 1) if depth == 0 else (start, depth + 1)
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i))
+    return spans
 
 
 def _without_heading(body: str) -> tuple[str, str]:
@@ -481,7 +547,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     parts: list[str | None] = []
     for rank, (ref, body, heading) in enumerate(headed):
         text = _without_notes(body)
-        own = _after_heading(split_sentences(text), heading)
+        own = with_brackets_closed(_after_heading(split_sentences(text), heading))
         for pos, ((s, header), part) in enumerate(zip(_with_headers(own), parts_of(text, own), strict=True)):
             if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
                 continue
