@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.db.utils import OperationalError
 
-FIRST_HOLDS_S = 0.3  # how long the first transaction keeps its read open before writing
+FIRST_HOLDS_S = 1.0  # how long the first transaction keeps its read open before writing (the second starts meanwhile)
 
 
 @pytest.fixture
