@@ -146,16 +146,16 @@ def statutory_words(lemmas: list[str], readings: Sequence[tuple[str, ...]] | Non
 def with_statutory_words(question: str) -> str:
     """The question as the meaning model reads it (U4's meaning rerank, the offline writer): with the statute's words
     for its lay phrases in parentheses — e5 knows «лікарняний» no better than the words do."""
-    read = content_readings(question)
-    legal = statutory_words([r[0] for r in read], read)
+    legal = concepts(question)
     return f"{question} ({'; '.join(legal)})" if legal else question
 
 
 def concepts(question: str) -> list[str]:
     """The statute's words for each lay phrase of the question, one string a thesaurus entry (its wordings joined):
-    what U4 searches alone, so that the article the statute's phrase stands in gets a vote of its own."""
+    what the meaning model reads beside the question, and what U4 searches alone, so that the article the statute's
+    phrase stands in gets a vote of its own."""
     read = content_readings(question)
-    return [words.replace(" | ", " ") for words in statutory_words([r[0] for r in read], read)]
+    return statutory_words([r[0] for r in read], read)
 
 
 def expansion_phrases(lemmas: list[str],

@@ -478,7 +478,7 @@ def _fold_items(inner: str, stems: set[str]) -> str:
     wanted = [k for k, item in enumerate(items) if _stems(content_lemmas(item)) & stems] or [0]
     out: list[str] = []
     for k in wanted:
-        if k > 0 and (not out or out[-1] != "…") and (k - 1) not in wanted:
+        if k > 0 and k - 1 not in wanted:
             out.append("…")
         out.append(items[k])
     if wanted[-1] < len(items) - 1:
