@@ -30,6 +30,13 @@ def gap_sentence(reason: str, names: Iterable[str]) -> str:
             "норми.")
 
 
+# What a weakly supported answer owes its reader (seed 002: downstream handles weak support): the gate found the
+# evidence far from the question, or the retries ran out, or too little was found — the quotes stand, and so does
+# the warning that they may not be the law that governs the case.
+WEAK_SUPPORT_NOTE = ("Зверніть увагу: у базі знань не знайшлося норми, яка прямо відповідає на це питання; наведені "
+                     "статті стосуються його лише частково. Можливо, його регулює акт, якого в базі немає.")
+
+
 def act_reason(gap: CoverageGap, act: GapAct) -> str:
     return act.reason or gap.reason
 

@@ -1,6 +1,7 @@
 """U12 Deliver: the final answer. Fail-closed: a citation is delivered only if U11 found it supported; every other
 article mention — unsupported, unknown, or one U11 never saw — is cut out of the text, and the answer's support
-drops to partial. A declared coverage gap the text still does not name gets its sentence appended. Pure."""
+drops to partial. A declared coverage gap the text still does not name gets its sentence appended, and an answer
+from weak evidence says so. Pure."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Mapping
 
 from legaltext.citations import FoundCitation, basis_first, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
-from pipeline.coverage import gap_sentences, unnamed_acts
+from pipeline.coverage import WEAK_SUPPORT_NOTE, gap_sentences, unnamed_acts
 
 REMOVED = "[посилання вилучено: його немає серед доказів]"
 
@@ -51,5 +52,7 @@ def deliver(draft: Draft, result: VerifyResult, labels: Mapping[str, str], suppo
         level = "partial"
     if not kept:
         level = "none" if coverage_gap is None else "weak"
+    elif level == "weak" and coverage_gap is None:  # read before the quotes it qualifies; a gap has its own sentence
+        text = "\n\n".join([WEAK_SUPPORT_NOTE, text.lstrip()])
     return Answer(text=text, citations=list(kept.values()), support_level=level, coverage_gap=coverage_gap,
                   removed_citations=sorted(removed))

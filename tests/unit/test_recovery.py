@@ -81,11 +81,25 @@ GATE_CASES = [
     # a legal question in Russian: no word in the law, but its meaning is an article's
     pytest.param(question(), FOUND, searched(([], 0.86, None)), (False, "evidence_sufficient", "partial"),
                  id="no-words-but-close-in-meaning"),
-    pytest.param(question(), FOUND, searched(([], 0.80, 3.2)), (False, "evidence_sufficient", "partial"),
+    # «Скільки мита за посилку?»: a word of it in the law («мито»), no article close to what it asks — written from
+    # what was found, labelled weak (the answer says so)
+    pytest.param(question(), FOUND, searched(([], 0.80, 3.2)), (False, "law_far", "weak"),
                  id="far-in-meaning-but-a-word-in-the-law"),
+    pytest.param(question(), FOUND, searched(([], 0.86, 3.2)), (False, "evidence_sufficient", "partial"),
+                 id="words-in-the-law-and-close-in-meaning"),
+    pytest.param(question(), hits(hit("36", "dense+lexical"), hit("40", "dense")), searched(([], 0.84, 9.0)),
+                 (False, "law_far", "weak"), id="agreement-on-an-article-far-from-the-question-is-not-strong"),
+    pytest.param(question(), FOUND, searched(([], 0.84, 9.0), (["254к/96-вр"], 0.95, 12.0)),
+                 (False, "law_far", "weak"), id="a-close-seat-does-not-bring-the-law-near"),
+    pytest.param(question(), FOUND, searched(([], 0.84, 9.0), ([], 0.86, 9.0)),
+                 (False, "evidence_sufficient", "partial"), id="one-whole-index-search-close-is-enough"),
+    pytest.param(question(), FOUND, searched(([], 0.84, 9.0), model="usem3"),
+                 (False, "evidence_sufficient", "partial"), id="a-model-without-a-far-floor-never-labels-it"),
+    pytest.param(question(acts=(KZPP,)), FOUND, searched(([], 0.84, 9.0)), (False, "evidence_sufficient", "partial"),
+                 id="a-named-act-is-never-far-from-the-law"),
     # every whole-index search must be beyond; a seat's filtered search does not count either way
     pytest.param(question(), FOUND, searched(([], 0.80, None), ([], 0.80, 7.5)),
-                 (False, "evidence_sufficient", "partial"), id="another-whole-index-search-found-words"),
+                 (False, "law_far", "weak"), id="another-whole-index-search-found-words-far-from-it"),
     pytest.param(question(), FOUND, searched(([], 0.80, None), (["254к/96-вр"], 0.9, 12.0)),
                  (False, "no_relevant_law", "none"), id="a-seat-does-not-count"),
     pytest.param(question(), FOUND, searched(([], 0.80, None), model="usem3"),

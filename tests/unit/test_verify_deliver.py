@@ -7,6 +7,7 @@ import pytest
 
 from legaltext.citations import find_citations
 from pipeline.contracts import AssembledPrompt, Citation, CoverageGap, Draft, LawSourceRef, SupportLevel
+from pipeline.coverage import WEAK_SUPPORT_NOTE
 from pipeline.stages.deliver import REMOVED, deliver
 from pipeline.stages.verify import verify
 
@@ -106,6 +107,23 @@ def test_deliver_support_level_reflects_what_survived(text: str, given: SupportL
     d = draft(text)
     answer = deliver(d, verify(d, PROMPT, LABELS, gap), LABELS, given, gap)
     assert answer.support_level == expected
+
+
+def test_an_answer_from_weak_evidence_warns_before_its_quotes() -> None:
+    # given the gate found the law far from the question (or the retries ran out): support weak, no declared gap
+    d = draft(SILENT)
+    answer = deliver(d, verify(d, PROMPT, LABELS, None), LABELS, "weak", None)
+    # then the warning leads, the quote and its citation stand
+    assert answer.text.startswith(WEAK_SUPPORT_NOTE) and answer.text.endswith(SILENT)
+    assert answer.support_level == "weak" and [c.article_ref for c in answer.citations] == ["КЗпП ст. 75"]
+
+
+@pytest.mark.parametrize(("given", "gap"), [("partial", None), ("strong", None), ("weak", "gap")])
+def test_only_weak_support_without_a_declared_gap_gets_the_warning(given: SupportLevel, gap: str | None) -> None:
+    coverage = PKU_GAP if gap else None
+    d = draft(SILENT + " Податкового кодексу України тут немає.")
+    answer = deliver(d, verify(d, PROMPT, LABELS, coverage), LABELS, given, coverage)
+    assert WEAK_SUPPORT_NOTE not in answer.text
 
 
 def test_deliver_keeps_a_fully_supported_draft_unchanged() -> None:
