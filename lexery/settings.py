@@ -266,6 +266,13 @@ ARTICLE_MAX_CHUNKS = env.int("ARTICLE_MAX_CHUNKS", default=64)  # bounds one art
 # knowledge/corpus.
 MEANING_SENTENCES = env.int("MEANING_SENTENCES", default=24)
 MEANING_SENTENCE_CHARS = env.int("MEANING_SENTENCE_CHARS", default=400)
+# And beside them, the questions people ask that an article answers (knowledge/ingest/lay_questions.py), at most
+# LAY_QUESTIONS_PER_ARTICLE an article: a lay question meets a question where it never met the statute's sentence
+# (README "Retrieval quality", session 30). An empty path or 0: none stored. Ingest stores them; an index built before
+# holds none until it is built again.
+LAY_QUESTIONS_FILE = env.str("LAY_QUESTIONS_FILE", default=str(BASE_DIR / "knowledge" / "corpus"
+                                                                / "lay_questions.jsonl.gz"))
+LAY_QUESTIONS_PER_ARTICLE = env.int("LAY_QUESTIONS_PER_ARTICLE", default=3)
 # The sentences' list scans every article's sentence vectors (exact MaxSim) while the index holds at most this many
 # points: ~4 ms at the core's 15,474 points (~50,000 sentence vectors), ~50 ms at 51k's ~170,000 (~570,000 vectors,
 # a synthetic shard), twice a question. Past it, only the articles the dense and lexical lists found are scanned

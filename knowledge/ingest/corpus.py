@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,15 +99,18 @@ def dense_text(article: Article, head_chars: int) -> str:
     return f"{chunk_header(article)} {article.text[:head_chars]}"
 
 
-def article_sentences(article: Article, *, max_sentences: int, max_chars: int) -> list[str]:
+def article_sentences(article: Article, *, max_sentences: int, max_chars: int,
+                      asked: Sequence[str] = ()) -> list[str]:
     """What the meaning rerank compares with a question: the article's first sentences (``legaltext.sentences``,
     the offline writer's own split, so the writer finds their vectors by text), or for a text too short to hold
-    one, its text or heading whole — every article gets at least one when any are stored."""
+    one, its text or heading whole — every article gets at least one when any are stored; then the questions people
+    ask that it answers (``asked``: knowledge/ingest/lay_questions.py)."""
     if max_sentences <= 0:
         return []
     found = meaning_sentences(article.text, max_sentences=max_sentences, max_chars=max_chars)
     whole = (article.text.strip() or (article.heading or "").strip())[:max_chars]
-    return found or ([whole] if whole else [])
+    said = found or ([whole] if whole else [])
+    return list(dict.fromkeys([*said, *(q[:max_chars] for q in asked)]))
 
 
 def evidence_sentences(article: Article, *, max_chars: int, chunk_chars: int, overlap_chars: int,

@@ -19,6 +19,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, count_lines
+from knowledge.ingest.lay_questions import LayQuestions, lay_questions, questions_of
 from knowledge.ingest.points import chunk_point, chunk_snippet_key, term_points
 from knowledge.models import Act
 from knowledge.progress import Progress
@@ -63,6 +64,8 @@ class _Target:
     overlap_chars: int
     max_chunks: int  # chunks kept per article (some annexes are 1 MB)
     head_chars: int
+    # the questions people ask that an article answers, stored with its sentences
+    asked: LayQuestions = field(default_factory=dict)
 
 
 @dataclass
@@ -85,7 +88,9 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    index.has_sparse(client, collection, index.HEADING),
                    settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
                    settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
-                   settings.DENSE_HEAD_CHARS)
+                   settings.DENSE_HEAD_CHARS,
+                   lay_questions(settings.LAY_QUESTIONS_FILE if with_sentences else "",
+                                 per_article=settings.LAY_QUESTIONS_PER_ARTICLE))
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:
@@ -158,8 +163,9 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
 
 def _sentence_vectors(target: _Target, todo: list[list[Chunk]], report: IngestReport) -> list[list[list[float]]]:
     """Each article's sentence vectors (cached ones looked up, the rest embedded in one call); none when off."""
-    said = [article_sentences(cs[0].article, max_sentences=target.meaning_sentences,
-                              max_chars=target.meaning_chars) for cs in todo]
+    said = [article_sentences(cs[0].article, max_sentences=target.meaning_sentences, max_chars=target.meaning_chars,
+                              asked=questions_of(target.asked, cs[0].article.act_nreg, cs[0].article.article))
+            for cs in todo]
     flat = [s for sentences in said for s in sentences]
     if not flat:
         return [[] for _ in todo]

@@ -12,6 +12,7 @@ from knowledge.embed_cache import ARTICLES, SENTENCES, VectorCache, cache_file, 
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError
+from knowledge.ingest.lay_questions import lay_questions, questions_of
 from knowledge.ingest.shipped import writer_forms
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
@@ -19,7 +20,8 @@ from legaltext.chunking import Article
 
 
 class Command(BaseCommand):
-    help = ("Embed a corpus's dense texts and first sentences with EMBEDDING_MODEL and write them as embedding "
+    help = ("Embed a corpus's dense texts and first sentences (and its articles' lay questions) with EMBEDDING_MODEL "
+            "and write them as embedding "
             "caches (DIR/embeddings.<model>.npz, DIR/sentences.<model>.npz) that ingest_laws looks vectors up in "
             "(EMBEDDING_CACHE_DIRS). Texts a cache of EMBEDDING_CACHE_DIRS already holds are taken from it (a vector "
             "is a pure function of model and text), so a re-export after a few titles changed embeds those articles "
@@ -38,8 +40,13 @@ class Command(BaseCommand):
             raise CommandError(f"--out {opts['out']} is a file; give the directory of the cache file")
         articles = self._articles(opts["path"])  # a bad file is refused before the model loads
         self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
+        try:
+            asked = lay_questions(settings.LAY_QUESTIONS_FILE, per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
+        except IngestError as exc:
+            raise CommandError(str(exc)) from exc
         sentences = [s for a in articles for s in article_sentences(
-            a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS)]
+            a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS,
+            asked=questions_of(asked, a.act_nreg, a.article))]
         if sentences:  # beside ingest's, the writer's forms of the same sentences (as the evidence shows them)
             sentences += [s for a in articles for s in writer_forms(a)]
             self._export(SENTENCES, list(dict.fromkeys(sentences)), opts)

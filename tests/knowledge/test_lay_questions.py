@@ -1,0 +1,117 @@
+"""The questions people ask that an article answers (knowledge/ingest/lay_questions.py): read from the shipped file
+with a sentence for every bad line, stored beside the article's sentences, and what makes a lay question meet its
+article in U4's meaning search."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.ports import QdrantSearchPort
+from knowledge import index
+from knowledge.ingest.corpus import article_sentences
+from knowledge.ingest.jsonl import IngestError
+from knowledge.ingest.laws import laws_ingest
+from knowledge.ingest.lay_questions import lay_questions, questions_of, read_lay_questions
+from knowledge.ingest.shipped import CORPUS_DIR
+from legaltext.chunking import Article
+from pipeline.stages.retrieval import first_chunk_key
+
+DEMO = Path(__file__).resolve().parents[2] / "knowledge" / "demo_corpus" / "demo_articles.jsonl"
+ASKED = "Мене хочуть вигнати з роботи, поки я хворію і сиджу вдома з довідкою від лікаря. Це законно?"
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    text = "\n".join(lines) + "\n"
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def record(nreg: str, article: str, *questions: str) -> str:
+    return json.dumps({"act_nreg": nreg, "article": article, "questions": list(questions)}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("name", ["lay.jsonl", "lay.jsonl.gz"])
+def test_the_questions_are_read_by_article_plain_or_gzipped_and_bounded(tmp_path: Path, name: str) -> None:
+    path = write_lines(tmp_path / name, [record("254к/96-ВР", "44", "Чи можна страйкувати?", "Чи можна страйкувати?",
+                                                "Хто оголошує страйк?", "Чи звільнять за страйк?"), ""])
+    got = read_lay_questions(path, per_article=2)
+    # the act's number case-folded; a repeated question once; at most per_article
+    assert got == {("254к/96-вр", "44"): ("Чи можна страйкувати?", "Хто оголошує страйк?")}
+    assert questions_of(got, "254к/96-ВР", "44") == got[("254к/96-вр", "44")]
+    assert questions_of(got, "254к/96-ВР", "45") == ()
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("{not json", "lay.jsonl:2: expected"),
+    ('{"act_nreg": "322-08", "questions": ["Чи можна?"]}', "lay.jsonl:2: expected"),
+    ('{"act_nreg": "322-08", "article": "40", "questions": 7}', "lay.jsonl:2: expected"),
+    (record("322-08", "40", "Ще раз?"), "lay.jsonl:2: 322-08 ст. 40 is given twice"),
+])
+def test_a_bad_line_is_the_operators_error_naming_it(tmp_path: Path, line: str, error: str) -> None:
+    path = write_lines(tmp_path / "lay.jsonl", [record("322-08", "40", "Чи можуть звільнити на лікарняному?"), line])
+    with pytest.raises(IngestError, match=error):
+        read_lay_questions(path, per_article=3)
+
+
+def test_no_file_or_no_questions_an_article_reads_nothing(tmp_path: Path) -> None:
+    assert lay_questions("", per_article=3) == {}
+    assert lay_questions(str(tmp_path / "absent.jsonl"), per_article=0) == {}
+    with pytest.raises(IngestError, match="file not found"):
+        lay_questions(str(tmp_path / "absent.jsonl"), per_article=3)
+
+
+def test_an_articles_questions_follow_its_own_sentences() -> None:
+    article = Article(act_nreg="322-08", act_title="Кодекс законів про працю України", act_abbrev="КЗпП",
+                      article="40", heading=None, text="Перше речення статті. Друге речення статті.", url="")
+    said = article_sentences(article, max_sentences=24, max_chars=400, asked=("Чи можна?", "Перше речення статті."))
+    assert said == ["Перше речення статті.", "Друге речення статті.", "Чи можна?"]
+    assert article_sentences(article, max_sentences=0, max_chars=400, asked=("Чи можна?",)) == []
+
+
+def test_the_shipped_questions_name_articles_of_the_core_corpus() -> None:
+    shipped = read_lay_questions(CORPUS_DIR / "lay_questions.jsonl.gz", per_article=3)
+    assert len(shipped) > 1000 and all(1 <= len(q) <= 3 for q in shipped.values())
+    cores = {(rec["act_nreg"].lower(), str(rec["article"]))
+             for rec in map(json.loads, gzip.open(CORPUS_DIR / "core_articles.jsonl.gz", "rt", encoding="utf-8"))}
+    assert set(shipped) <= cores
+
+
+@pytest.fixture
+def two_collections(settings: Any, db: Any, tmp_path: Path) -> Any:
+    """КЗпП ст. 38 and 40 of the demo corpus ingested twice: with a lay question for ст. 40, and without any."""
+    corpus = tmp_path / "two.jsonl"
+    corpus.write_text("".join(line for line in DEMO.open(encoding="utf-8")
+                              if '"322-08"' in line and json.loads(line)["article"] in ("38", "40")),
+                      encoding="utf-8")
+    lay = write_lines(tmp_path / "lay.jsonl", [record("322-08", "40", ASKED)])
+    names = {"with": "lldbi_lay_test", "without": "lldbi_nolay_test"}
+    for kind, name in names.items():
+        settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION = name, f"{name}_terms"
+        settings.LAY_QUESTIONS_FILE = str(lay) if kind == "with" else ""
+        laws_ingest(path=corpus, show_progress=False, update_catalog=False)
+    yield names
+    for name in names.values():
+        for collection in (name, f"{name}_terms"):
+            if index.get_client().collection_exists(collection):
+                index.get_client().delete_collection(collection)
+
+
+def test_a_lay_question_stored_with_its_article_brings_the_article_close_to_that_question(
+        two_collections: dict[str, str]) -> None:
+    scores = {}
+    for kind, name in two_collections.items():
+        port = QdrantSearchPort(collection=name)
+        found = port.meaning_search(ASKED, [], 2, [])
+        first = {p["article"]: first_chunk_key(p["chunk_key"]) for p, _ in found}
+        scores[kind] = port.meaning(ASKED, [first["40"]])[first["40"]]
+        if kind == "with":  # the question meets its own words, stored as ст. 40's last "sentence"
+            assert found[0][0]["article"] == "40"
+    assert scores["with"] > scores["without"] + 0.03
