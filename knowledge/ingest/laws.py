@@ -77,6 +77,9 @@ class _Tally:
 
 
 def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
+    # read before anything is created: a bad file is the operator's sentence, not an empty collection
+    asked = lay_questions(settings.LAY_QUESTIONS_FILE if settings.MEANING_SENTENCES > 0 else "",
+                          per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
     client = index.get_client()
     collection, terms_collection = settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
@@ -88,9 +91,7 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    index.has_sparse(client, collection, index.HEADING),
                    settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
                    settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
-                   settings.DENSE_HEAD_CHARS,
-                   lay_questions(settings.LAY_QUESTIONS_FILE if with_sentences else "",
-                                 per_article=settings.LAY_QUESTIONS_PER_ARTICLE))
+                   settings.DENSE_HEAD_CHARS, asked if with_sentences else {})
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:

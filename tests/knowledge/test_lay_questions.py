@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import gzip
 import json
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from engine.ports import QdrantSearchPort
 from knowledge import index
@@ -115,3 +117,14 @@ def test_a_lay_question_stored_with_its_article_brings_the_article_close_to_that
         if kind == "with":  # the question meets its own words, stored as ст. 40's last "sentence"
             assert found[0][0]["article"] == "40"
     assert scores["with"] > scores["without"] + 0.03
+
+
+@pytest.mark.parametrize("command", ["ingest_demo", "ingest_laws"])
+def test_a_bad_lay_questions_file_stops_an_ingest_with_a_sentence_before_it_writes(
+        settings: Any, db: Any, tmp_path: Path, command: str) -> None:
+    settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION = "lldbi_badlay_test", "lldbi_badlay_test_terms"
+    settings.LAY_QUESTIONS_FILE = str(write_lines(tmp_path / "lay.jsonl", ["{not json"]))
+    args = [str(DEMO)] if command == "ingest_laws" else []
+    with pytest.raises(CommandError, match=r"lay\.jsonl:1: expected"):
+        call_command(command, *args, stdout=StringIO())
+    assert not index.get_client().collection_exists("lldbi_badlay_test")

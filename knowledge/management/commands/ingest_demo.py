@@ -3,10 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.index import close_client
 from knowledge.ingest.catalog import catalog_load
+from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
 
 DEMO = Path(__file__).resolve().parents[2] / "demo_corpus"
@@ -20,6 +21,8 @@ class Command(BaseCommand):
         self.stdout.write(f"catalog: {n} records")
         try:
             report = laws_ingest(path=DEMO / "demo_articles.jsonl")
+        except IngestError as exc:  # a bad LAY_QUESTIONS_FILE, say: a sentence, not a traceback
+            raise CommandError(str(exc)) from exc
         finally:
             close_client()
         self.stdout.write(f"demo corpus: {report.articles} articles, {report.chunks} chunks "
