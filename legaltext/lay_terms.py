@@ -143,10 +143,11 @@ def statutory_words(lemmas: list[str], readings: Sequence[tuple[str, ...]] | Non
     return list(dict.fromkeys(entry.words for entry in _matched(lemmas, readings)))
 
 
-def with_statutory_words(question: str) -> str:
+def with_statutory_words(question: str, legal: Sequence[str] | None = None) -> str:
     """The question as the meaning model reads it (U4's meaning rerank, the offline writer): with the statute's words
-    for its lay phrases in parentheses — e5 knows «лікарняний» no better than the words do."""
-    legal = concepts(question)
+    for its lay phrases in parentheses — e5 knows «лікарняний» no better than the words do. ``legal``: the question's
+    ``concepts`` when the caller has them already."""
+    legal = concepts(question) if legal is None else legal
     return f"{question} ({'; '.join(legal)})" if legal else question
 
 

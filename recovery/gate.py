@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from legaltext.text import QUESTION_FRAMES
-from pipeline.contracts import ArticleRefCue, GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace
+from pipeline.contracts import ArticleRefCue, GateDecision, Hit, QueryProfile, RawHits, RetrievalTrace, TraceStep
 
 NO_RELEVANT_LAW = "no_relevant_law"
 # A question no word of which stands in any article is answered by the dense list alone, and that list always
@@ -51,14 +51,25 @@ def agreed(hit: Hit, agree_rank: int, min_lexical_lead: float = 0.0) -> bool:
             and (min_lexical_lead <= 0 or (hit.lexical_lead or 0.0) >= min_lexical_lead))
 
 
+def _names_its_law(profile: QueryProfile) -> bool:
+    """The question names an act, an article or a defined term: its own law answers, or its gap is declared."""
+    return bool(profile.act_hints or profile.article_refs or profile.definition_term
+                or profile.unresolved_act_phrases)
+
+
+def _whole_index_steps(trace: RetrievalTrace | None) -> list[TraceStep]:
+    """The hybrid searches of the whole index (a seat's or a named act's filtered search says nothing of the law)."""
+    return [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter] if trace else []
+
+
 def beyond_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy: GatePolicy) -> bool:
     """The question holds no word to search for («?», «...») or only words that frame one («Що робити?», «Чи
     можна?»); or no word of it stands in any article and its meaning comes close to none: every whole-index search
     of it found nothing lexical and a first cosine below the model's floor. A question that names an act, an
     article or a defined term is never beyond the law."""
-    if profile.act_hints or profile.article_refs or profile.definition_term or profile.unresolved_act_phrases:
+    if _names_its_law(profile):
         return False
-    whole = [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter] if trace else []
+    whole = _whole_index_steps(trace)
     # a follow-up in a conversation («А якщо так?») is searched with the previous question: a second query
     if all(k in QUESTION_FRAMES for k in profile.keywords) and len({s.query for s in whole}) <= 1:
         return True  # also no word at all
@@ -73,10 +84,10 @@ def far_from_the_law(profile: QueryProfile, trace: RetrievalTrace | None, policy
     """No article comes close to what the question asks, though words of it stand in some: every whole-index search
     ran and its first cosine is below the model's floor. A question that names an act, an article or a defined term
     is never far from the law (its own act or article answers, or its gap is declared)."""
-    if profile.act_hints or profile.article_refs or profile.definition_term or profile.unresolved_act_phrases:
+    if _names_its_law(profile):
         return False
     floor = policy.law_far_floor.get(trace.embed_model) if trace else None
-    whole = [s for s in trace.steps if s.kind == "hybrid" and not s.act_filter] if trace else []
+    whole = _whole_index_steps(trace)
     return floor is not None and bool(whole) and all(
         s.error is None and s.best_dense is not None and s.best_dense < floor for s in whole)
 

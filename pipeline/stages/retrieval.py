@@ -256,20 +256,21 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
     # «лікарняний» no better than the words do. For the one vector per article: eval/natural dev hit@10 0.751 →
     # 0.778 (codes 0.661 → 0.716), hit@1 0.401 → 0.393, dev_questions unchanged (README "Retrieval quality",
     # session 13). One string, so one embedding a step, cached by the port for the sentences' list and the rerank.
-    asked = with_statutory_words(step.query)
+    phrases = concepts(step.query)  # read once: the embedded text and the phrases' own lists
+    asked = with_statutory_words(step.query, phrases)
     dense = port.dense(asked, step.act_filter, pool)
     lexical = port.lexical(step.query, step.act_filter, pool)
     # past MEANING_SCAN_MAX_POINTS the sentences' list is searched among the two other lists' articles only
     # (eval/natural dev on the core index, forced: hit@10 0.852 -> 0.844, hit@1 / hit@3 as before; README "Speed")
     among = list(dict.fromkeys(first_chunk_key(p["chunk_key"]) for p, _ in [*dense, *lexical]))
     sentences = port.meaning_search(asked, step.act_filter, pool, among) if MEANING_LIST_WEIGHT else []
-    phrases = concepts(step.query)[:CONCEPT_LISTS_MAX] if CONCEPT_LIST_WEIGHT else []
+    searched = phrases[:CONCEPT_LISTS_MAX] if CONCEPT_LIST_WEIGHT else []
     fused = fuse(dense, lexical, depth,
                  # a weight-0 list could only relabel: its search is not run
                  heading=port.heading(step.query, step.act_filter, pool) if HEADING_WEIGHT else None,
                  meaning=sentences, dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT),
                  lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT,
-                 concepts=[port.lexical(words, step.act_filter, CONCEPT_LIST_DEPTH) for words in phrases],
+                 concepts=[port.lexical(words, step.act_filter, CONCEPT_LIST_DEPTH) for words in searched],
                  concept_weight=CONCEPT_LIST_WEIGHT)
     fused = weigh_courts(fused, court_of(step.query), OTHER_COURT_WEIGHT)
     closest = _closest(dense, lexical)

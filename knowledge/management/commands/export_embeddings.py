@@ -39,11 +39,11 @@ class Command(BaseCommand):
         if opts["out"].exists() and not opts["out"].is_dir():
             raise CommandError(f"--out {opts['out']} is a file; give the directory of the cache file")
         articles = self._articles(opts["path"])  # a bad file is refused before the model loads
-        self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
-        try:
+        try:  # and a bad lay-questions file before either cache is written
             asked = lay_questions(settings.LAY_QUESTIONS_FILE, per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
         except IngestError as exc:
             raise CommandError(str(exc)) from exc
+        self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
         sentences = [s for a in articles for s in article_sentences(
             a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS,
             asked=questions_of(asked, a.act_nreg, a.article))]
