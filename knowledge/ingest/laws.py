@@ -19,7 +19,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, count_lines
-from knowledge.ingest.lay_questions import LayQuestions, lay_questions, questions_of
+from knowledge.ingest.lay_questions import LayQuestions, questions_of, stored_lay_questions
 from knowledge.ingest.points import chunk_point, chunk_snippet_key, term_points
 from knowledge.models import Act
 from knowledge.progress import Progress
@@ -78,8 +78,7 @@ class _Tally:
 
 def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
     # read before anything is created: a bad file is the operator's sentence, not an empty collection
-    asked = lay_questions(settings.LAY_QUESTIONS_FILE if settings.MEANING_SENTENCES > 0 else "",
-                          per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
+    asked = stored_lay_questions()
     client = index.get_client()
     collection, terms_collection = settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))

@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
+from django.conf import settings
+
 from knowledge.ingest.jsonl import IngestError, open_text
 
 LayQuestions = Mapping[tuple[str, str], tuple[str, ...]]  # (act nreg case-folded, article) -> its questions
@@ -54,6 +56,13 @@ def lay_questions(path: str, *, per_article: int) -> LayQuestions:
     if not path or per_article <= 0:
         return NONE
     return _read(path, per_article)
+
+
+def stored_lay_questions() -> LayQuestions:
+    """The questions the deployment stores (``LAY_QUESTIONS_FILE``, ``LAY_QUESTIONS_PER_ARTICLE``): none when no
+    sentence vectors are stored (``MEANING_SENTENCES`` 0), since they are stored as more of them."""
+    path = settings.LAY_QUESTIONS_FILE if settings.MEANING_SENTENCES > 0 else ""
+    return lay_questions(path, per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
 
 
 def questions_of(questions: LayQuestions, act_nreg: str, article: str) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 
 from engine.ports import QdrantSearchPort
 from knowledge.embeddings import default_embedder
-from knowledge.ingest.lay_questions import lay_questions, questions_of
+from knowledge.ingest.lay_questions import questions_of, stored_lay_questions
 from knowledge.lexical import query_vector
 from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.sentences import meaning_sentences
@@ -137,8 +137,7 @@ def test_the_sentence_that_answers_far_into_a_long_article_is_stored_and_found(l
     # then the article's best sentence is that one: its MaxSim reaches that sentence's cosine, above any of the
     # first twelve (e5's cosines crowd near 0.9; the shipped vectors are int8, within ~1e-3) — or the closeness of a
     # question people ask that the article answers, stored beside its sentences, where that comes closer still
-    people = questions_of(lay_questions(settings.LAY_QUESTIONS_FILE, per_article=settings.LAY_QUESTIONS_PER_ARTICLE),
-                          "322-08", "40")
+    people = questions_of(stored_lay_questions(), "322-08", "40")
     best = max([float(cosines[answer]), *(embedder.embed(list(people)) @ q if people else [])])
     got = QdrantSearchPort().meaning(asked, ["322-08#st40#c0"])["322-08#st40#c0"]
     assert int(np.argmax(cosines)) == answer

@@ -12,7 +12,7 @@ from knowledge.embed_cache import ARTICLES, SENTENCES, VectorCache, cache_file, 
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError
-from knowledge.ingest.lay_questions import lay_questions, questions_of
+from knowledge.ingest.lay_questions import questions_of, stored_lay_questions
 from knowledge.ingest.shipped import writer_forms
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
@@ -40,7 +40,7 @@ class Command(BaseCommand):
             raise CommandError(f"--out {opts['out']} is a file; give the directory of the cache file")
         articles = self._articles(opts["path"])  # a bad file is refused before the model loads
         try:  # and a bad lay-questions file before either cache is written
-            asked = lay_questions(settings.LAY_QUESTIONS_FILE, per_article=settings.LAY_QUESTIONS_PER_ARTICLE)
+            asked = stored_lay_questions()
         except IngestError as exc:
             raise CommandError(str(exc)) from exc
         self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
