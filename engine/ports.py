@@ -116,6 +116,18 @@ class QdrantSearchPort:
         return index.meaning_search(index.get_client(), self.collection, vector=self._vector(query),
                                     chunk_keys=chunk_keys)
 
+    def questions(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        if self.shards:
+            return self._local().meaning(self._vector(query), chunk_keys, using=index.QUESTIONS)
+        if not self._has_questions:
+            return {}
+        return index.meaning_search(index.get_client(), self.collection, vector=self._vector(query),
+                                    chunk_keys=chunk_keys, using=index.QUESTIONS)
+
+    @cached_property
+    def _has_questions(self) -> bool:
+        return index.has_dense(index.get_client(), self.collection, index.QUESTIONS)
+
     def meaning_search(self, query: str, act_nregs: list[str], limit: int, among: list[str] | None = None) -> Ranked:
         """The articles whose best sentence comes closest to the question. Every article's sentences are scanned
         (exact MaxSim) while the index holds at most MEANING_SCAN_MAX_POINTS points; a larger index is searched

@@ -27,6 +27,9 @@ HEADING = "heading"  # BM25 over the article heading alone, on the article's fir
 # e5 vectors of the article's first sentences, on its first chunk, compared by their best match (MaxSim): what U4's
 # meaning rerank reads (pipeline/stages/retrieval.py)
 SENTENCES = "sentences"
+# the lay questions alone (they are among the SENTENCES too), on the article's first chunk: U4 reads how close a
+# question people ask of an article comes to the user's (pipeline/stages/retrieval.py rerank_by_questions)
+QUESTIONS = "questions"
 TERM = "term"  # in the terms collection: BM25 over one defined term's words (legaltext/definitions.py)
 # The payload fields the act filter and the exact lookups match on: indexed by a Qdrant server and in the Edge shards
 CHUNK_KEYWORD_FIELDS = ("act_nreg_key", "article")
@@ -94,6 +97,10 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
                         SENTENCES: models.VectorParams(
                             size=dim, distance=models.Distance.COSINE,
                             multivector_config=models.MultiVectorConfig(
+                                comparator=models.MultiVectorComparator.MAX_SIM)),
+                        QUESTIONS: models.VectorParams(
+                            size=dim, distance=models.Distance.COSINE,
+                            multivector_config=models.MultiVectorConfig(
                                 comparator=models.MultiVectorComparator.MAX_SIM))},
         sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF),
                                HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF)},
@@ -111,6 +118,7 @@ class IndexedPoint:
     payload: dict[str, Any]
     heading: Sparse | None = None  # on the first chunk of an article with a heading
     sentences: list[list[float]] | None = None  # on the first chunk: its article's sentence vectors
+    questions: list[list[float]] | None = None  # on the first chunk: its article's lay questions' vectors
 
 
 def _vectors(p: IndexedPoint) -> dict[str, Any]:
@@ -121,6 +129,8 @@ def _vectors(p: IndexedPoint) -> dict[str, Any]:
         out[HEADING] = models.SparseVector(indices=p.heading.indices, values=p.heading.values)
     if p.sentences:
         out[SENTENCES] = p.sentences
+    if p.questions:
+        out[QUESTIONS] = p.questions
     return out
 
 
@@ -168,11 +178,12 @@ def dense_search(client: QdrantClient, name: str, *, vector: list[float], act_ke
 
 
 def meaning_search(client: QdrantClient, name: str, *, vector: list[float],
-                   chunk_keys: list[str]) -> dict[str, float]:
-    """Each listed point's best sentence cosine with ``vector`` (points without sentence vectors are absent)."""
+                   chunk_keys: list[str], using: str = SENTENCES) -> dict[str, float]:
+    """Each listed point's best sentence (or lay question: ``using`` QUESTIONS) cosine with ``vector`` (points
+    without such vectors are absent)."""
     if not chunk_keys:
         return {}
-    result = client.query_points(name, query=[vector], using=SENTENCES, limit=len(chunk_keys), with_payload=True,
+    result = client.query_points(name, query=[vector], using=using, limit=len(chunk_keys), with_payload=True,
                                  query_filter=models.Filter(must=[models.HasIdCondition(
                                      has_id=[point_id(k) for k in chunk_keys])]))
     return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in result.points}

@@ -114,13 +114,15 @@ class LocalSearchIndex(_ShardSearch):
     def points(self) -> int:
         return self.shard.engine.info().points_count if self.shard else 0
 
-    def meaning(self, vector: Sequence[float], chunk_keys: list[str]) -> dict[str, float]:
-        """Each listed chunk's best sentence cosine with ``vector`` (index.SENTENCES, on an article's first chunk);
-        a shard without sentence vectors, or a chunk without them, answers nothing for it."""
-        if self.shard is None or index.SENTENCES not in self.shard.vectors or not chunk_keys:
+    def meaning(self, vector: Sequence[float], chunk_keys: list[str], using: str = index.SENTENCES
+                ) -> dict[str, float]:
+        """Each listed chunk's best sentence cosine with ``vector`` (index.SENTENCES, on an article's first chunk;
+        or its best lay question's: index.QUESTIONS); a shard without such vectors, or a chunk without them, answers
+        nothing for it."""
+        if self.shard is None or using not in self.shard.vectors or not chunk_keys:
             return {}
         found = self.shard.engine.query(qe.QueryRequest(
-            limit=len(chunk_keys), query=qe.Query.Nearest([[float(x) for x in vector]], using=index.SENTENCES),
+            limit=len(chunk_keys), query=qe.Query.Nearest([[float(x) for x in vector]], using=using),
             filter=qe.Filter(must=[qe.HasIdCondition({index.point_id(k) for k in chunk_keys})]), with_payload=True))
         return {str((p.payload or {}).get("chunk_key")): float(p.score) for p in found}
 

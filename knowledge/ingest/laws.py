@@ -66,6 +66,7 @@ class _Target:
     head_chars: int
     # the questions people ask that an article answers, stored with its sentences
     asked: LayQuestions = field(default_factory=dict)
+    with_questions: bool = False  # and alone (index.QUESTIONS): collections from before go on without
 
 
 @dataclass
@@ -90,7 +91,8 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    index.has_sparse(client, collection, index.HEADING),
                    settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
                    settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
-                   settings.DENSE_HEAD_CHARS, asked if with_sentences else {})
+                   settings.DENSE_HEAD_CHARS, asked if with_sentences else {},
+                   with_sentences and index.has_dense(client, collection, index.QUESTIONS))
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:
@@ -150,31 +152,40 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
     report.vectors_cached += cached
     sentences = _sentence_vectors(target, todo, report)
     points = []
-    for chunks, head, said in zip(todo, heads, sentences, strict=True):
+    for chunks, head, (said, asked) in zip(todo, heads, sentences, strict=True):
         vector = head.tolist()
         for c in chunks:
             key = chunk_snippet_key(c)
             target.store.put(key, c.text)  # the text first: a point never refers to a missing snippet
-            points.append(chunk_point(c, key, vector, with_heading=target.with_heading, sentences=said))
+            points.append(chunk_point(c, key, vector, with_heading=target.with_heading, sentences=said,
+                                      questions=asked if target.with_questions else None))
     index.upsert(target.client, target.collection, points)
     report.upserted += len(points)
     report.batches += 1
 
 
-def _sentence_vectors(target: _Target, todo: list[list[Chunk]], report: IngestReport) -> list[list[list[float]]]:
-    """Each article's sentence vectors (cached ones looked up, the rest embedded in one call); none when off."""
+Vectors = list[list[float]]
+
+
+def _sentence_vectors(target: _Target, todo: list[list[Chunk]], report: IngestReport) -> list[tuple[Vectors, Vectors]]:
+    """Each article's sentence vectors and, of those, its lay questions' (cached ones looked up, the rest embedded
+    in one call); none when off."""
+    asked = [questions_of(target.asked, cs[0].article.act_nreg, cs[0].article.article) for cs in todo]
     said = [article_sentences(cs[0].article, max_sentences=target.meaning_sentences, max_chars=target.meaning_chars,
-                              asked=questions_of(target.asked, cs[0].article.act_nreg, cs[0].article.article))
-            for cs in todo]
+                              asked=questions) for cs, questions in zip(todo, asked, strict=True)]
     flat = [s for sentences in said for s in sentences]
     if not flat:
-        return [[] for _ in todo]
+        return [([], []) for _ in todo]
     vectors, cached = embed_with_cache(target.embedder, flat, target.sentence_cache)
     report.sentences += len(flat)
     report.sentences_cached += cached
     out, at = [], 0
-    for sentences in said:
-        out.append(vectors[at:at + len(sentences)].tolist())
+    for sentences, questions in zip(said, asked, strict=True):
+        rows = vectors[at:at + len(sentences)]
+        row = {s: i for i, s in enumerate(sentences)}
+        # article_sentences stores each question cut as it cuts sentences
+        mine = [row[q] for q in dict.fromkeys(q[:target.meaning_chars] for q in questions) if q in row]
+        out.append((rows.tolist(), rows[mine].tolist()))
         at += len(sentences)
     return out
 

@@ -151,6 +151,22 @@ def test_a_lay_question_stored_with_its_article_brings_the_article_close_to_that
     assert scores["with"] > scores["without"] + 0.03
 
 
+def test_the_lay_questions_are_stored_alone_too_and_both_backends_read_them_alike(
+        two_collections: dict[str, str]) -> None:
+    """U4's lay-question rerank reads index.QUESTIONS: the article's questions only, none of its sentences."""
+    port = QdrantSearchPort(collection=two_collections["with"], backend="edge")
+    first = {p["article"]: first_chunk_key(p["chunk_key"]) for p, _ in port.meaning_search(ASKED, [], 2, [])}
+    got = port.questions(ASKED, list(first.values()))
+    assert list(got) == [first["40"]]  # ст. 38 has no question: absent, though its sentences are stored
+    assert got[first["40"]] > 0.9  # the user asked the stored question itself
+    assert got[first["40"]] < port.meaning(ASKED, [first["40"]])[first["40"]] + 1e-3  # one of the sentences
+    server = QdrantSearchPort(collection=two_collections["with"], backend="qdrant").questions(
+        ASKED, list(first.values()))
+    assert server.keys() == got.keys() and abs(server[first["40"]] - got[first["40"]]) < 2e-3
+    without = QdrantSearchPort(collection=two_collections["without"], backend="edge")
+    assert without.questions(ASKED, [first["40"]]) == {}
+
+
 @pytest.mark.parametrize("command", ["ingest_demo", "ingest_laws"])
 def test_a_bad_lay_questions_file_stops_an_ingest_with_a_sentence_before_it_writes(
         settings: Any, db: Any, tmp_path: Path, command: str) -> None:

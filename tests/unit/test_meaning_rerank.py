@@ -8,6 +8,8 @@ from pipeline.stages.retrieval import (
     CONCEPT_LIST_WEIGHT,
     MEANING_LIST_WEIGHT,
     MEANING_WEIGHT,
+    QUESTION_CLOSENESS_FLOOR,
+    QUESTION_RERANK_WEIGHT,
     RRF_K,
     ChunkPayload,
     Fused,
@@ -17,6 +19,7 @@ from pipeline.stages.retrieval import (
     keep_leaders,
     list_leaders,
     rerank_by_meaning,
+    rerank_by_questions,
 )
 
 
@@ -132,3 +135,33 @@ def test_each_lay_phrases_statutory_words_vote_as_a_list_of_their_own() -> None:
     assert [channel for _, _, channel, _ in result] == ["dense+lexical", "dense+lexical", "lexical"]
     assert result[0][3] == Ranks(lexical=1, dense=1) and result[2][3] == Ranks()
     assert {c["chunk_key"] for c in result[0][0]} >= {"322-08#st40#c2"}  # the chunk that list matched is evidence
+
+
+def test_an_article_whose_lay_question_is_asked_rises_within_the_first_places() -> None:
+    # given КЗпП ст. 40, whose stored question is a paraphrase of the user's, third; ст. 38's question merely near
+    candidates = fused(("47", 0.18), ("38", 0.12), ("40", 0.10), ("41", 0.09))
+    cosines = {"322-08#st38#c0": 0.885, "322-08#st40#c0": 0.95}
+    # when reranked by the lay questions
+    result = rerank_by_questions(candidates, cosines, depth=5)
+    # then ст. 40 leads; each place keeps its score, so the union of the plan's steps keeps the order
+    assert order(result) == ["40", "47", "38", "41"]
+    assert [score for _, score, *_ in result] == [0.18, 0.12, 0.10, 0.09]
+    assert result[0][3] == Ranks(lexical=2)  # the ranks the gate reads travel with the article
+
+
+def test_questions_below_the_floor_or_past_the_depth_move_nothing() -> None:
+    candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05), ("4", 0.04))
+    below = {f"322-08#st{a}#c0": QUESTION_CLOSENESS_FLOOR - 0.01 for a in "234"}
+    assert rerank_by_questions(candidates, below, depth=5) == candidates
+    assert rerank_by_questions(candidates, {"322-08#st4#c0": 0.99}, depth=3) == candidates
+    assert rerank_by_questions(candidates, {}, depth=5) == candidates
+
+
+def test_a_small_lift_does_not_jump_many_places() -> None:
+    # one place is worth 1/(K+i) - 1/(K+i+1); a question just above the floor passes no one
+    candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05))
+    just = {"322-08#st3#c0": QUESTION_CLOSENESS_FLOOR + 0.001}
+    assert order(rerank_by_questions(candidates, just, depth=5)) == ["1", "2", "3"]
+    step = 1 / (RRF_K + 1) - 1 / (RRF_K + 2)
+    one = {"322-08#st3#c0": QUESTION_CLOSENESS_FLOOR + 1.5 * step / QUESTION_RERANK_WEIGHT}
+    assert order(rerank_by_questions(candidates, one, depth=5)) == ["1", "3", "2"]
