@@ -152,6 +152,19 @@ class QdrantSearchPort:
     def _has_sentences(self) -> bool:
         return index.has_dense(index.get_client(), self.collection, index.SENTENCES)
 
+    def question_words(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+        acts = [a.lower() for a in act_nregs]
+        if self.shards:
+            return _ranked(self._local().question_words_search(self._sparse(query), acts, limit))
+        if not self._has_question_words:
+            return []
+        return _ranked(index.lexical_search(index.get_client(), self.collection, sparse=self._sparse(query),
+                                            act_keys=acts, limit=limit, using=index.QUESTION_WORDS))
+
+    @cached_property
+    def _has_question_words(self) -> bool:
+        return index.has_sparse(index.get_client(), self.collection, index.QUESTION_WORDS)
+
     def heading(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
         if self.shards:
             return _ranked(self._local().heading_search(self._sparse(query), [a.lower() for a in act_nregs],

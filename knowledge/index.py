@@ -30,6 +30,8 @@ SENTENCES = "sentences"
 # the lay questions alone (they are among the SENTENCES too), on the article's first chunk: U4 reads how close a
 # question people ask of an article comes to the user's (pipeline/stages/retrieval.py rerank_by_questions)
 QUESTIONS = "questions"
+# BM25 over the article's lay questions alone, on its first chunk: the words people use for what the article says
+QUESTION_WORDS = "question_words"
 TERM = "term"  # in the terms collection: BM25 over one defined term's words (legaltext/definitions.py)
 # The payload fields the act filter and the exact lookups match on: indexed by a Qdrant server and in the Edge shards
 CHUNK_KEYWORD_FIELDS = ("act_nreg_key", "article")
@@ -103,7 +105,8 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
                             multivector_config=models.MultiVectorConfig(
                                 comparator=models.MultiVectorComparator.MAX_SIM))},
         sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF),
-                               HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                               HEADING: models.SparseVectorParams(modifier=models.Modifier.IDF),
+                               QUESTION_WORDS: models.SparseVectorParams(modifier=models.Modifier.IDF)},
     )
     if payload_indexes:  # a Qdrant server filters faster with them; the local mode ignores them
         for field in CHUNK_KEYWORD_FIELDS:
@@ -119,6 +122,7 @@ class IndexedPoint:
     heading: Sparse | None = None  # on the first chunk of an article with a heading
     sentences: list[list[float]] | None = None  # on the first chunk: its article's sentence vectors
     questions: list[list[float]] | None = None  # on the first chunk: its article's lay questions' vectors
+    question_words: Sparse | None = None  # on the first chunk: BM25 over its article's lay questions
 
 
 def _vectors(p: IndexedPoint) -> dict[str, Any]:
@@ -131,6 +135,8 @@ def _vectors(p: IndexedPoint) -> dict[str, Any]:
         out[SENTENCES] = p.sentences
     if p.questions:
         out[QUESTIONS] = p.questions
+    if p.question_words is not None:
+        out[QUESTION_WORDS] = models.SparseVector(indices=p.question_words.indices, values=p.question_words.values)
     return out
 
 

@@ -7,6 +7,7 @@ query time, so the index stays correct as acts are added without a corpus-wide p
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from legaltext.lay_terms import EXPANSION_WEIGHT, expansions
@@ -20,6 +21,9 @@ BM25_AVGDL = 90.0
 # The heading field: an article's heading is its summary, and a short field lets an exact heading match stand out
 # where the same words spread over a long article's text would be diluted. Average heading length in lemmas.
 HEADING_AVGDL = 5.0
+# The lay questions' field (knowledge/index.py QUESTION_WORDS): an article's questions joined; the average length in
+# lemmas over the shipped questions (7,814 articles, up to 5 each; median 10).
+QUESTIONS_AVGDL = 12.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,12 @@ def heading_vector(heading: str | None) -> Sparse | None:
         return None
     vec = document_vector(heading, HEADING_AVGDL)
     return vec if vec.indices else None
+
+
+def questions_vector(questions: Sequence[str]) -> Sparse | None:
+    """The lay questions' field of an article (its first chunk carries it); None without questions."""
+    vec = document_vector(" ".join(questions), QUESTIONS_AVGDL) if questions else None
+    return vec if vec is not None and vec.indices else None
 
 
 def _with_readings(weights: dict[int, float], readings: list[tuple[str, ...]]) -> dict[int, float]:

@@ -99,6 +99,9 @@ class LocalSearchIndex(_ShardSearch):
     def lexical_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.LEXICAL, sparse, act_keys, limit)
 
+    def question_words_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
+        return self.sparse_search(index.QUESTION_WORDS, sparse, act_keys, limit)
+
     def heading_search(self, sparse: Sparse, act_keys: list[str], limit: int) -> Scored:
         return self.sparse_search(index.HEADING, sparse, act_keys, limit)
 

@@ -21,6 +21,7 @@ from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, count_lines
 from knowledge.ingest.lay_questions import LayQuestions, questions_of, stored_lay_questions
 from knowledge.ingest.points import chunk_point, chunk_snippet_key, term_points
+from knowledge.lexical import questions_vector
 from knowledge.models import Act
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
@@ -67,6 +68,7 @@ class _Target:
     # the questions people ask that an article answers, stored with its sentences
     asked: LayQuestions = field(default_factory=dict)
     with_questions: bool = False  # and alone (index.QUESTIONS): collections from before go on without
+    with_question_words: bool = False  # and their words (index.QUESTION_WORDS)
 
 
 @dataclass
@@ -92,7 +94,8 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
                    settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
                    settings.DENSE_HEAD_CHARS, asked if with_sentences else {},
-                   with_sentences and index.has_dense(client, collection, index.QUESTIONS))
+                   with_sentences and index.has_dense(client, collection, index.QUESTIONS),
+                   index.has_sparse(client, collection, index.QUESTION_WORDS))
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:
@@ -154,11 +157,15 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
     points = []
     for chunks, head, (said, asked) in zip(todo, heads, sentences, strict=True):
         vector = head.tolist()
+        article = chunks[0].article
+        words = (questions_vector(questions_of(target.asked, article.act_nreg, article.article))
+                 if target.with_question_words else None)
         for c in chunks:
             key = chunk_snippet_key(c)
             target.store.put(key, c.text)  # the text first: a point never refers to a missing snippet
             points.append(chunk_point(c, key, vector, with_heading=target.with_heading, sentences=said,
-                                      questions=asked if target.with_questions else None))
+                                      questions=asked if target.with_questions else None,
+                                      question_words=words))
     index.upsert(target.client, target.collection, points)
     report.upserted += len(points)
     report.batches += 1

@@ -40,14 +40,16 @@ def chunk_payload(chunk: Chunk, key: str) -> dict[str, Any]:
 
 def chunk_point(c: Chunk, key: str, head: list[float], *, with_heading: bool,
                 sentences: list[list[float]] | None = None,
-                questions: list[list[float]] | None = None) -> IndexedPoint:
+                questions: list[list[float]] | None = None,
+                question_words: Sparse | None = None) -> IndexedPoint:
     """The article's first chunk carries its dense vector (``head``), its sentences' vectors, its lay questions'
     (also among the sentences') and, when the collection has the field, its heading's BM25 vector; every chunk
     carries the BM25 vector of its text."""
     first = c.ordinal == 0
     return IndexedPoint(c.chunk_key, head if first else None, document_vector(embedding_text(c)),
                         chunk_payload(c, key), heading_vector(c.article.heading) if first and with_heading else None,
-                        sentences if first else None, questions if first else None)
+                        sentences if first else None, questions if first else None,
+                        question_words if first else None)
 
 
 def term_points(chunks: list[Chunk]) -> list[tuple[str, Sparse, dict[str, Any]]]:

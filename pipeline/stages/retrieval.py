@@ -96,12 +96,22 @@ OTHER_COURT_WEIGHT = 0.5
 # first QUESTION_RERANK_DEPTH articles of a step are reordered by 1 / (RRF_K + place from 0) plus
 # QUESTION_RERANK_WEIGHT times how far their closest lay question (index.QUESTIONS) rises above
 # QUESTION_CLOSENESS_FLOOR: e5 puts a paraphrase of the same question above ~0.89, one on a neighbouring subject
-# below. eval/natural dev hit@1 0.638 -> 0.654, MRR 0.747 -> 0.754; probes 0.680 -> 0.691 / 0.777 -> 0.781;
-# dev_questions unchanged; weight 0.25 / 0.75 / 1, floor 0.87 / 0.9, depth 3 / 4 / 6 / 8 each as good or lower on
-# dev or probes (README "Retrieval quality", session 32).
+# below. Alone (weight 0.5): eval/natural dev hit@1 0.638 -> 0.654, MRR 0.747 -> 0.754; probes 0.680 -> 0.691 /
+# 0.777 -> 0.781; dev_questions unchanged; weight 0.25 / 0.75 / 1, floor 0.87 / 0.9, depth 3 / 4 / 6 / 8 each as
+# good or lower on dev or probes. Beside the question words' list below, 0.25–0.35 rank best (0.5: probes hit@1
+# 0.711 -> 0.691) (README "Retrieval quality", session 32).
 QUESTION_RERANK_DEPTH = 5
 QUESTION_CLOSENESS_FLOOR = 0.89
-QUESTION_RERANK_WEIGHT = 0.5
+QUESTION_RERANK_WEIGHT = 0.35
+# The lay questions' own words as one more list of the fusion: BM25 over each article's lay questions
+# (index.QUESTION_WORDS), its first QUESTION_WORDS_DEPTH at QUESTION_WORDS_WEIGHT. The BM25 over the statute's text
+# never meets the words people use («вигнати з роботи», «лікарняний», «затопив»); e5 meets them through the
+# sentences' list, but only where the meaning comes through a small model. eval/natural dev hit@1 / hit@3 / hit@10 /
+# MRR 0.654 / 0.833 / 0.934 / 0.754 -> 0.673 / 0.864 / 0.946 / 0.773, probes 0.691 / 0.876 / 0.949 / 0.781 -> 0.711
+# / 0.856 / 0.938 / 0.791, dev_questions unchanged; weight 0.25 / 0.3 / 0.4 / 0.5 and depth 5 / 8 / 15 within a
+# question of it, weight 1 lower on dev_questions (README "Retrieval quality", session 32).
+QUESTION_WORDS_WEIGHT = 0.35
+QUESTION_WORDS_DEPTH = 10
 
 
 class ChunkPayload(TypedDict, total=False):
@@ -152,6 +162,11 @@ class SearchPort(Protocol):
         lay questions, or an index without them, are left out."""
         ...
 
+    def question_words(self, query: str, act_nregs: list[str], limit: int) -> Ranked:
+        """The articles (their first chunks) whose lay questions share the question's words, best BM25 first; an
+        index without lay questions answers none."""
+        ...
+
     def lexical_among(self, query: str, chunk_keys: list[str]) -> Ranked:
         """The listed chunks that share a word with the question, best BM25 first (keys of no chunk find nothing)."""
         ...
@@ -194,7 +209,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
          dense_weight: float = DENSE_WEIGHT, lexical_weight: float = LEXICAL_WEIGHT,
          heading_weight: float = HEADING_WEIGHT, meaning: Ranked | None = None,
          meaning_weight: float = MEANING_LIST_WEIGHT, concepts: list[Ranked] | None = None,
-         concept_weight: float = CONCEPT_LIST_WEIGHT) -> Fused:
+         concept_weight: float = CONCEPT_LIST_WEIGHT, question_words: Ranked | None = None,
+         question_words_weight: float = QUESTION_WORDS_WEIGHT) -> Fused:
     """Articles by weighted RRF, each with its matched chunks (best first), the channels that found it and its
     rank in the lexical and the dense list (the article-level lists: the meaning and concept lists record none)."""
     scores: dict[str, float] = {}
@@ -206,7 +222,8 @@ def fuse(dense: Ranked, lexical: Ranked, limit: int, *, heading: Ranked | None =
     # U5 reads the rank of each article in the text and the dense list (the heading list records none).
     lists = (("lexical", lexical, lexical_weight, lexical_rank), ("lexical", heading or [], heading_weight, None),
              ("dense", dense, dense_weight, dense_rank), ("meaning", meaning or [], meaning_weight, None),
-             *(("lexical", ranked, concept_weight, None) for ranked in concepts or []))
+             *(("lexical", ranked, concept_weight, None) for ranked in concepts or []),
+             ("lexical", question_words or [], question_words_weight, None))
     for name, ranked, weight, ranks in lists:
         rank = 0
         seen: set[str] = set()
@@ -291,7 +308,9 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
                  meaning=sentences, dense_weight=DENSE_WEIGHTS.get(port.embed_model, DENSE_WEIGHT),
                  lexical_weight=LEXICAL_WEIGHT, heading_weight=HEADING_WEIGHT, meaning_weight=MEANING_LIST_WEIGHT,
                  concepts=[port.lexical(words, step.act_filter, CONCEPT_LIST_DEPTH) for words in searched],
-                 concept_weight=CONCEPT_LIST_WEIGHT)
+                 concept_weight=CONCEPT_LIST_WEIGHT,
+                 question_words=port.question_words(step.query, step.act_filter, QUESTION_WORDS_DEPTH)
+                 if QUESTION_WORDS_WEIGHT else None, question_words_weight=QUESTION_WORDS_WEIGHT)
     fused = weigh_courts(fused, court_of(step.query), OTHER_COURT_WEIGHT)
     closest = _closest(dense, lexical)
     if MEANING_WEIGHT <= 0 or len(fused) < 2:

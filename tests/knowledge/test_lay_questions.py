@@ -24,6 +24,7 @@ from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
 from knowledge.ingest.lay_questions import lay_questions, questions_of, read_lay_questions
 from knowledge.ingest.shipped import CORPUS_DIR
+from knowledge.lexical import questions_vector
 from legaltext.chunking import Article
 from pipeline.stages.retrieval import first_chunk_key
 
@@ -167,6 +168,19 @@ def test_the_lay_questions_are_stored_alone_too_and_both_backends_read_them_alik
     assert without.questions(ASKED, [first["40"]]) == {}
 
 
+def test_the_lay_questions_words_are_searched_by_bm25_in_both_backends(two_collections: dict[str, str]) -> None:
+    """index.QUESTION_WORDS: words a user types that the statute never uses («вигнати», «хворію», «довідкою») find
+    the article whose lay question holds them; the article's own text is not in that field."""
+    asked = "Чи можуть вигнати, коли хворію з довідкою?"
+    port = QdrantSearchPort(collection=two_collections["with"], backend="edge")
+    found = port.question_words(asked, [], 5)
+    assert [p["article"] for p, _ in found] == ["40"] and found[0][0]["chunk_key"].endswith("#c0")
+    server = QdrantSearchPort(collection=two_collections["with"], backend="qdrant").question_words(asked, [], 5)
+    assert [(p["chunk_key"], round(s, 4)) for p, s in server] == [(p["chunk_key"], round(s, 4)) for p, s in found]
+    assert port.question_words("розірвання трудового договору", [], 5) == []  # the statute's words are not there
+    assert QdrantSearchPort(collection=two_collections["without"], backend="edge").question_words(asked, [], 5) == []
+
+
 @pytest.mark.parametrize("command", ["ingest_demo", "ingest_laws"])
 def test_a_bad_lay_questions_file_stops_an_ingest_with_a_sentence_before_it_writes(
         settings: Any, db: Any, tmp_path: Path, command: str) -> None:
@@ -176,3 +190,10 @@ def test_a_bad_lay_questions_file_stops_an_ingest_with_a_sentence_before_it_writ
     with pytest.raises(CommandError, match=r"lay\.jsonl:1: expected"):
         call_command(command, *args, stdout=StringIO())
     assert not index.get_client().collection_exists("lldbi_badlay_test")
+
+
+def test_an_articles_question_words_are_bm25_weights_of_its_questions_joined() -> None:
+    assert questions_vector([]) is None
+    one, two = questions_vector(["Чи можна страйкувати?"]), questions_vector(["Чи можна страйкувати?"] * 2)
+    assert one is not None and two is not None and one.indices == two.indices
+    assert all(b > a for a, b in zip(one.values, two.values, strict=True))  # a word asked twice weighs more

@@ -10,6 +10,7 @@ from pipeline.stages.retrieval import (
     MEANING_WEIGHT,
     QUESTION_CLOSENESS_FLOOR,
     QUESTION_RERANK_WEIGHT,
+    QUESTION_WORDS_WEIGHT,
     RRF_K,
     ChunkPayload,
     Fused,
@@ -135,6 +136,21 @@ def test_each_lay_phrases_statutory_words_vote_as_a_list_of_their_own() -> None:
     assert [channel for _, _, channel, _ in result] == ["dense+lexical", "dense+lexical", "lexical"]
     assert result[0][3] == Ranks(lexical=1, dense=1) and result[2][3] == Ranks()
     assert {c["chunk_key"] for c in result[0][0]} >= {"322-08#st40#c2"}  # the chunk that list matched is evidence
+
+
+def test_the_lay_questions_words_vote_as_a_list_of_their_own() -> None:
+    # given BM25 over the statute putting ст. 47 first, and BM25 over the lay questions finding ст. 40 and ст. 36
+    lexical = [(chunk("47", 1), 5.0), (chunk("40", 1), 4.0)]
+    dense = [(chunk("47", 0), 0.9), (chunk("40", 0), 0.8)]
+    asked = [(chunk("40", 0), 3.0), (chunk("36", 0), 2.0)]
+    without = fuse(dense, lexical, 3, meaning_weight=0.0, question_words=asked, question_words_weight=0.0)
+    result = fuse(dense, lexical, 3, meaning_weight=0.0, question_words=asked,
+                  question_words_weight=QUESTION_WORDS_WEIGHT, dense_weight=1.0, lexical_weight=1.0)
+    # then its vote lifts ст. 40 above ст. 47 and brings ст. 36 in, lexical evidence with no rank the gate reads
+    assert order(without) == ["47", "40"]
+    assert order(result) == ["40", "47", "36"]
+    assert result[0][1] == pytest.approx(2 / (RRF_K + 2) + QUESTION_WORDS_WEIGHT / (RRF_K + 1))
+    assert result[2][2] == "lexical" and result[2][3] == Ranks()
 
 
 def test_an_article_whose_lay_question_is_asked_rises_within_the_first_places() -> None:
