@@ -185,6 +185,7 @@ class Ranks(NamedTuple):
     lexical: int | None = None
     dense: int | None = None
     lexical_lead: float | None = None
+    question: float | None = None  # the closest lay question's cosine (``Hit.question_closeness``)
 
 
 NO_RANKS = Ranks()  # the exact and definition channels rank nothing
@@ -195,7 +196,8 @@ def _hit(payload: ChunkPayload, score: float, channel: str, step: int, ranks: Ra
                act_label=payload.get("act_label") or payload["article_ref"].rsplit(" ст. ", 1)[0],
                article=payload["article"], article_ref=payload["article_ref"], heading=payload.get("heading"),
                r2_key=payload["r2_key"], ordinal=int(payload.get("ordinal", 0)), score=score, channel=channel,
-               step=step, lexical_rank=ranks.lexical, dense_rank=ranks.dense, lexical_lead=ranks.lexical_lead)
+               step=step, lexical_rank=ranks.lexical, dense_rank=ranks.dense, lexical_lead=ranks.lexical_lead,
+               question_closeness=ranks.question)
 
 
 def article_key(payload: Mapping[str, object]) -> str:
@@ -330,11 +332,11 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
 
 def rerank_by_questions(fused: Fused, cosines: Mapping[str, float], depth: int) -> Fused:
     """The first ``depth`` articles reordered by their place plus QUESTION_RERANK_WEIGHT times how far their best
-    lay question's cosine rises above QUESTION_CLOSENESS_FLOOR; each place keeps its score (so the union of a
-    plan's steps, sorted by score, keeps the order), the rest as they were."""
-    head = fused[:depth]
-    lifts = [max(0.0, cosines.get(first_chunk_key(chunks[0]["chunk_key"]), 0.0) - QUESTION_CLOSENESS_FLOOR)
-             for chunks, *_ in head]
+    lay question's cosine rises above QUESTION_CLOSENESS_FLOOR, each carrying that cosine (``Ranks.question``); each
+    place keeps its score (so the union of a plan's steps, sorted by score, keeps the order), the rest as they were."""
+    head = [(chunks, score, channel, ranks._replace(question=cosines.get(first_chunk_key(chunks[0]["chunk_key"]))))
+            for chunks, score, channel, ranks in fused[:depth]]
+    lifts = [max(0.0, (ranks.question or 0.0) - QUESTION_CLOSENESS_FLOOR) for *_, ranks in head]
     order = sorted(range(len(head)), key=lambda i: -(1.0 / (RRF_K + i) + QUESTION_RERANK_WEIGHT * lifts[i]))
     return [(head[j][0], head[i][1], head[j][2], head[j][3]) for i, j in enumerate(order)] + fused[depth:]
 

@@ -162,15 +162,26 @@ def test_an_article_whose_lay_question_is_asked_rises_within_the_first_places() 
     # then ст. 40 leads; each place keeps its score, so the union of the plan's steps keeps the order
     assert order(result) == ["40", "47", "38", "41"]
     assert [score for _, score, *_ in result] == [0.18, 0.12, 0.10, 0.09]
-    assert result[0][3] == Ranks(lexical=2)  # the ranks the gate reads travel with the article
+    assert result[0][3] == Ranks(lexical=2, question=0.95)  # the ranks the gate reads travel with the article
+
+
+def scored(result: Fused) -> list[tuple[str, float]]:
+    return [(chunks[0]["article"], score) for chunks, score, *_ in result]
 
 
 def test_questions_below_the_floor_or_past_the_depth_move_nothing() -> None:
     candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05), ("4", 0.04))
     below = {f"322-08#st{a}#c0": QUESTION_CLOSENESS_FLOOR - 0.01 for a in "234"}
-    assert rerank_by_questions(candidates, below, depth=5) == candidates
-    assert rerank_by_questions(candidates, {"322-08#st4#c0": 0.99}, depth=3) == candidates
+    assert scored(rerank_by_questions(candidates, below, depth=5)) == scored(candidates)
+    assert scored(rerank_by_questions(candidates, {"322-08#st4#c0": 0.99}, depth=3)) == scored(candidates)
     assert rerank_by_questions(candidates, {}, depth=5) == candidates
+
+
+def test_the_first_articles_carry_their_closest_questions_cosine_for_the_gate() -> None:
+    candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05))
+    result = rerank_by_questions(candidates, {"322-08#st1#c0": 0.93, "322-08#st3#c0": 0.5}, depth=2)
+    assert [ranks.question for *_, ranks in result] == [0.93, None, None]  # ст. 3 lies past the depth
+    assert [ranks.lexical for *_, ranks in result] == [0, 1, 2]
 
 
 def test_a_small_lift_does_not_jump_many_places() -> None:

