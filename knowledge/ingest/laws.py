@@ -87,6 +87,12 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
     index.ensure_collection(client, collection, embedder.dim, payload_indexes=bool(settings.QDRANT_URL))
     index.ensure_terms_collection(client, terms_collection, payload_indexes=bool(settings.QDRANT_URL))
     with_sentences = settings.MEANING_SENTENCES > 0 and index.has_dense(client, collection, index.SENTENCES)
+    with_questions = index.has_dense(client, collection, index.QUESTIONS)
+    with_words = index.has_sparse(client, collection, index.QUESTION_WORDS)
+    if asked and not (with_questions and with_words):
+        # an existing collection keeps its schema and this ingest skips the articles it holds: say how to get them
+        logger.warning("collection predates the lay questions' own fields; U4 ranks without them until it is "
+                       "rebuilt (an empty LEXERY_VAR_DIR or a new LLDBI_COLLECTION)", extra={"collection": collection})
     return _Target(client, collection, terms_collection, embedder, store,
                    VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS),
                    VectorCache(embedder.name, settings.EMBEDDING_CACHE_DIRS if with_sentences else [], SENTENCES),
@@ -94,8 +100,7 @@ def _open_target(embedder: Embedder, store: SnippetStore) -> _Target:
                    settings.MEANING_SENTENCES if with_sentences else 0, settings.MEANING_SENTENCE_CHARS,
                    settings.CHUNK_MAX_CHARS, settings.CHUNK_OVERLAP_CHARS, settings.ARTICLE_MAX_CHUNKS,
                    settings.DENSE_HEAD_CHARS, asked if with_sentences else {},
-                   with_sentences and index.has_dense(client, collection, index.QUESTIONS),
-                   index.has_sparse(client, collection, index.QUESTION_WORDS))
+                   with_sentences and with_questions, with_words)
 
 
 def _refresh_shards(target: _Target, *, chunks_changed: bool, terms_changed: bool) -> None:

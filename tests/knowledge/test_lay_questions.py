@@ -197,3 +197,35 @@ def test_an_articles_question_words_are_bm25_weights_of_its_questions_joined() -
     one, two = questions_vector(["Чи можна страйкувати?"]), questions_vector(["Чи можна страйкувати?"] * 2)
     assert one is not None and two is not None and one.indices == two.indices
     assert all(b > a for a, b in zip(one.values, two.values, strict=True))  # a word asked twice weighs more
+
+
+def test_a_collection_from_before_the_lay_question_fields_is_ingested_and_searched_without_them(
+        settings: Any, db: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An upgrade re-runs ingest over a collection that keeps its schema: the operator is told how to get the
+    fields, and U4 ranks without them instead of failing."""
+    from qdrant_client import models
+
+    name = "lldbi_oldlay_test"
+    settings.LLDBI_COLLECTION, settings.LLDBI_TERMS_COLLECTION = name, f"{name}_terms"
+    corpus = tmp_path / "one.jsonl"
+    corpus.write_text(next(line for line in DEMO.open(encoding="utf-8")
+                           if '"322-08"' in line and json.loads(line)["article"] == "40"), encoding="utf-8")
+    settings.LAY_QUESTIONS_FILE = str(write_lines(tmp_path / "lay.jsonl", [record("322-08", "40", ASKED)]))
+    client = index.get_client()
+    dim = default_embedder().dim
+    multi = models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM)
+    client.create_collection(name, vectors_config={
+        index.DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE),
+        index.SENTENCES: models.VectorParams(size=dim, distance=models.Distance.COSINE, multivector_config=multi)},
+        sparse_vectors_config={index.LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+    try:
+        with caplog.at_level("WARNING", logger="knowledge.ingest.laws"):
+            laws_ingest(path=corpus, show_progress=False, update_catalog=False)
+        assert any("predates the lay questions' own fields" in r.getMessage() for r in caplog.records)
+        port = QdrantSearchPort(collection=name, backend="edge")
+        first = [p["chunk_key"] for p, _ in port.meaning_search(ASKED, [], 1, [])]
+        assert first and port.questions(ASKED, first) == {} and port.question_words(ASKED, [], 5) == []
+    finally:
+        for collection in (name, f"{name}_terms"):
+            if client.collection_exists(collection):
+                client.delete_collection(collection)
