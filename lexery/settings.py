@@ -277,8 +277,8 @@ LAY_QUESTIONS_FILE = env.str("LAY_QUESTIONS_FILE", default=str(BASE_DIR / "knowl
 LAY_QUESTIONS_PER_ARTICLE = env.int("LAY_QUESTIONS_PER_ARTICLE", default=5)
 # The sentences' list scans every article's sentence vectors (exact MaxSim) while the index holds at most this many
 # points: ~4 ms at the core's 15,474 points (~50,000 sentence vectors), ~50 ms at 51k's ~170,000 (~570,000 vectors,
-# a synthetic shard), twice a question. Past it, only the articles the dense and lexical lists found are scanned
-# (~4 ms at 51k; eval/natural dev on the core index, forced: hit@10 0.852 -> 0.844, hit@1 and hit@3 as before).
+# a synthetic shard), twice a question. Past it, only the articles the other lists found are scanned (~4 ms at 51k;
+# eval/natural dev on the core index, forced: hit@10 0.946 -> 0.942, hit@1 as before, probes hit@10 0.938 -> 0.969).
 MEANING_SCAN_MAX_POINTS = env.int("MEANING_SCAN_MAX_POINTS", default=50_000)
 
 SNIPPET_STORAGE = env.str("SNIPPET_STORAGE", default="filesystem")  # filesystem | s3
