@@ -136,7 +136,8 @@ def _edge_dense(params: models.VectorParams) -> qe.EdgeVectorParams:
     # (`ask` 491 -> 560 MB); cosines move by ~1e-4, eval/natural dev by one question's hit@3 (README, session 11).
     comparator = {"max_sim": qe.MultiVectorComparator.MaxSim}[params.multivector_config.comparator.value]
     return qe.EdgeVectorParams(size=params.size, distance=distance, datatype=qe.VectorStorageDatatype.Float16,
-                               multivector_config=qe.MultiVectorConfig(comparator=comparator))
+                               multivector_config=qe.MultiVectorConfig(comparator=comparator),
+                               on_disk=params.on_disk)
 
 
 def _edge_vector(vector: Any) -> Any:

@@ -100,8 +100,9 @@ def ensure_collection(client: QdrantClient, name: str, dim: int, *, payload_inde
                             size=dim, distance=models.Distance.COSINE,
                             multivector_config=models.MultiVectorConfig(
                                 comparator=models.MultiVectorComparator.MAX_SIM)),
+                        # read for a step's first five articles only, never scanned: kept on disk (mapped)
                         QUESTIONS: models.VectorParams(
-                            size=dim, distance=models.Distance.COSINE,
+                            size=dim, distance=models.Distance.COSINE, on_disk=True,
                             multivector_config=models.MultiVectorConfig(
                                 comparator=models.MultiVectorComparator.MAX_SIM))},
         sparse_vectors_config={LEXICAL: models.SparseVectorParams(modifier=models.Modifier.IDF),

@@ -136,6 +136,17 @@ def _add(name: str, ids: range, *, extra: bool = False) -> None:
     index.get_client().upsert(name, points=points, wait=True)
 
 
+def test_the_lay_questions_vectors_are_mapped_and_the_scanned_sentences_held(lldbi_index: dict[str, int]) -> None:
+    """U4 reads a step's first five articles' lay questions only: mapped, they cost no process RAM (the core's
+    ~13,000 cost ~65 MB of every `ask` held); the sentences, scanned for every question, stay in memory."""
+    generation = edge.current_generation(settings.LLDBI_COLLECTION)
+    assert generation is not None
+    config = json.loads((edge.shard_root(settings.LLDBI_COLLECTION) / generation / "shard" / "edge_config.json")
+                        .read_text())
+    assert config["vectors"][index.QUESTIONS]["on_disk"] is True
+    assert not config["vectors"][index.SENTENCES].get("on_disk")
+
+
 def test_any_named_sparse_vector_of_the_collection_is_carried_into_the_shard(db: Any) -> None:
     name = _collection("edge_extra", 40, extra=True)
     edge.build_shard(index.get_client(), name, index.CHUNK_KEYWORD_FIELDS)
