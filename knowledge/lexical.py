@@ -69,8 +69,10 @@ def heading_vector(heading: str | None) -> Sparse | None:
 
 def questions_vector(questions: Sequence[str]) -> Sparse | None:
     """The lay questions' field of an article (its first chunk carries it); None without questions."""
-    vec = document_vector(" ".join(questions), QUESTIONS_AVGDL) if questions else None
-    return vec if vec is not None and vec.indices else None
+    if not questions:
+        return None
+    vec = document_vector(" ".join(questions), QUESTIONS_AVGDL)
+    return vec if vec.indices else None
 
 
 def _with_readings(weights: dict[int, float], readings: list[tuple[str, ...]]) -> dict[int, float]:

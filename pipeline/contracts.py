@@ -120,8 +120,8 @@ class Hit(Section):
     # for the article first in the lexical list: how far its BM25 score stands ahead of the next article's
     # (1 − second/first); None for every other article. U5 reads it: a first place by a hair is not an answer.
     lexical_lead: float | None = None
-    # for an article among a whole-index step's first (QUESTION_RERANK_DEPTH): the cosine of its lay question closest
-    # to the user's (None: not compared, or it has none). U5 reads it: the user asked what people ask of it.
+    # for an article among a full-weight hybrid step's first (QUESTION_RERANK_DEPTH): the cosine of its lay question
+    # closest to the user's (None: not compared, or it has none). U5 reads it: the user asked what people ask of it.
     question_closeness: float | None = None
 
 

