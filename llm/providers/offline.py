@@ -418,15 +418,51 @@ def _quoted(q: _Quote, keep: set[str]) -> str:
     return f"{header}: {body}"
 
 
+# A statute's sentence often states its case first and its rule last, after a dash: «Скаргу … може бути подано
+# протягом десяти днів …, а щодо постанов …, зафіксовані в автоматичному режимі, … - протягом десяти днів з дня
+# набрання постановою законної сили» (КУпАП ст. 289), «Крадіжка, вчинена …, - карається позбавленням волі на строк від
+# …». Cut around the clauses that hold the question's words, the quote kept the case and lost the term or the
+# penalty it exists for. The rule after the sentence's last such dash (up to DISPOSITION_CHARS) now stays, after «…»
+# when the clauses before it had to be cut. 0: the clauses around the question's words alone.
+DISPOSITION_CHARS = 200
+# «…, - карається …», «… - тягне за собою …»: not «осіб - громадян України» (a name) nor «на посадових осіб - від …»
+_DISPOSITION = re.compile(r",\s+[-–—]\s+(?=\S)|\s+[-–—]\s+(?=(?:тяг|кара)\w)", re.I)
+
+
 def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) -> str:
     """A long sentence is cut around the clauses that hold the question's words (and the figure they come with),
-    never blindly at its end, where the amount of a fine often stands."""
+    never blindly at its end, where the amount of a fine often stands; the rule after its dash stays."""
     sentence = sentence.rstrip(" ;:,.")
     if len(sentence) <= limit:
         return sentence
     folded = _fold_brackets(sentence, limit, keep or set())
     if len(folded) <= limit:
         return folded
+    case, rule = _disposition(sentence)
+    if rule and len(rule) <= DISPOSITION_CHARS:
+        head = _clip_clauses(case, keep, limit - len(rule) - 3)
+        if head.endswith(" …"):
+            return f"{head[:-2]} … - {rule}"
+        return f"{head} - {rule}"
+    return _clip_clauses(sentence, keep, limit)
+
+
+def _disposition(sentence: str) -> tuple[str, str]:
+    """The sentence's case and its rule, split at its first such dash outside brackets past its first quarter (a
+    definition's «X - це …» is not a case and a rule); ("", "") when it has none."""
+    if not DISPOSITION_CHARS:
+        return "", ""
+    for cut in _DISPOSITION.finditer(sentence):
+        before = sentence[:cut.start()]
+        if cut.start() >= len(sentence) // 4 and before.count("(") == before.count(")"):
+            return before, sentence[cut.end():]
+    return "", ""
+
+
+def _clip_clauses(sentence: str, keep: set[str] | None, limit: int) -> str:
+    """The window of whole clauses, grown from the one that holds most of the question's words, that fits."""
+    if len(sentence) <= limit:
+        return sentence
     clauses = _CLAUSES.split(sentence)
     weight = [len(set(content_lemmas(c)) & (keep or set())) + (0.5 if _FIGURE.search(c) else 0) for c in clauses]
     best = max(range(len(clauses)), key=lambda i: (weight[i], -i))
