@@ -55,7 +55,8 @@ _FIGURE_ASKED = re.compile(r"\b(?:скільк\w*|строк\w*|термін\w*|
                            r"місяц\w*|рок[иуіо]\w*|рік|годин\w*|відсот\w*|штраф\w*|мінімальн\w*|максимальн\w*|"
                            r"сум[аиуо]\w*)\b", re.I)
 _FIGURE = re.compile(r"\d|\b(?:од(?:ин|на|ного)|дв[аоіу]\w*|тр[иь]\w*|чотир\w*|п'ят\w*|шіст\w*|сім\w*|"
-                     r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*)", re.I)
+                     r"вісім\w*|дев'ят\w*|десят\w*|двадцят\w*|тридцят\w*|сорок\w*|сто\b|половин\w*|"
+                     r"подвійн\w*|потрійн\w*|півтор\w*|третин\w*|чверт\w*)", re.I)
 FIGURE_BONUS = 0.5  # in units of the best-matching word's weight
 # A norm of martial law («У період дії воєнного стану допускається звільнення … у період його тимчасової
 # непрацездатності») is the exception to a code's rule in the same words. Unless the question speaks of the war, the

@@ -65,3 +65,14 @@ def test_the_answer_quotes_the_term() -> None:
                         "правопорушення", APPEAL)
     messages = legacy_messages(profile=SpecialistProfile(slug="demo"), blocks=[block], question=CAMERA)
     assert TERM in offline.compose_answer(messages)
+
+
+@pytest.mark.parametrize(("sentence", "figure"), [
+    ("робота в надурочний час оплачується в подвійному розмірі годинної ставки", True),
+    ("у півтора рази більше", True),
+    ("не менше третини строку покарання", True),
+    ("за згодою третьої особи", False),
+    ("роботодавець повинен вести облік надурочних робіт", False),
+])
+def test_a_multiple_or_a_fraction_is_a_figure(sentence: str, figure: bool) -> None:
+    assert bool(offline._FIGURE.search(sentence)) is figure
