@@ -202,6 +202,10 @@ EXPANDS = [
     pytest.param("Мене хочуть перевести в інше місто", {"місцевість", "переведення"}, id="transfer-to-another-town"),
     pytest.param("Я відмовилась переходити на іншу посаду", {"переведення", "згода"}, id="refused-another-post"),
     pytest.param("Роботодавці перевіряють моє листування", {"таємниця", "кореспонденція"}, id="checking-my-mail"),
+    pytest.param("Місто постійно обстрілюють, хочу звільнитися", {"ведення", "бойовий"}, id="town-under-fire"),
+    pytest.param("У нас щодня обстріли", {"загроза", "життя"}, id="shelling-every-day"),
+    pytest.param("Біля заводу йдуть бої", {"ведення", "бойовий"}, id="fighting-nearby"),
+    pytest.param("Наше село в окупації", {"окупований", "територія"}, id="under-occupation"),
 ]
 
 
