@@ -478,8 +478,10 @@ def _clip_clauses(sentence: str, keep: set[str] | None, limit: int) -> str:
     text = " ".join(clauses[lo:hi + 1])
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0]
-    return ("… " if lo > 0 else "") + text.rstrip(" ;:,.") + (" …" if hi < len(clauses) - 1 or len(text) < len(
-        " ".join(clauses[lo:hi + 1])) else "")
+    cut = hi < len(clauses) - 1 or len(text) < len(" ".join(clauses[lo:hi + 1]))
+    # a cut inside a bracket closes it: «(крім випадків … воєнного стану …)», not an opening that never ends
+    opened = text.count("(") - text.count(")")
+    return ("… " if lo > 0 else "") + text.rstrip(" ;:,.") + (" …" + ")" * max(opened, 0) if cut else "")
 
 
 # A long bracket (a list of reasons or exceptions inside the rule: КЗпП ст. 38's «(переїзд на нове місце проживання;

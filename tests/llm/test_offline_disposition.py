@@ -76,3 +76,15 @@ def test_the_answer_quotes_the_term() -> None:
 ])
 def test_a_multiple_or_a_fraction_is_a_figure(sentence: str, figure: bool) -> None:
     assert bool(offline._FIGURE.search(sentence)) is figure
+
+
+def test_a_cut_inside_a_bracket_closes_it() -> None:
+    sentence = ("У зв'язку з веденням бойових дій у районах, в яких розташоване підприємство, установа, організація, "
+                "та "
+                "існування загрози для життя і здоров'я працівника він може розірвати трудовий договір за власною "
+                "ініціативою у строк, зазначений у його заяві (крім випадків примусового залучення до суспільно "
+                "корисних робіт в умовах воєнного стану, залучення до виконання робіт на об'єктах критичної "
+                "інфраструктури).")
+    clipped = offline._clip(sentence, set(question_lemmas("Біля заводу йдуть бої. Мене можуть звільнити за прогул?")))
+    assert clipped.count("(") == clipped.count(")") and clipped.endswith("…)")
+    assert "у строк, зазначений у його заяві" in clipped and len(clipped) <= offline.CLIP_CHARS + 1
