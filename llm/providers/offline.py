@@ -423,7 +423,7 @@ def _quoted(q: _Quote, keep: set[str]) -> str:
 # протягом десяти днів …, а щодо постанов …, зафіксовані в автоматичному режимі, … - протягом десяти днів з дня
 # набрання постановою законної сили» (КУпАП ст. 289), «Крадіжка, вчинена …, - карається позбавленням волі на строк від
 # …». Cut around the clauses that hold the question's words, the quote kept the case and lost the term or the
-# penalty it exists for. The rule after the sentence's last such dash (up to DISPOSITION_CHARS) now stays, after «…»
+# penalty it exists for. The rule after the sentence's first such dash (up to DISPOSITION_CHARS) now stays, after «…»
 # when the clauses before it had to be cut. 0: the clauses around the question's words alone.
 DISPOSITION_CHARS = 200
 # «…, - карається …», «… - тягне за собою …»: not «осіб - громадян України» (a name) nor «на посадових осіб - від …»
@@ -441,10 +441,7 @@ def _clip(sentence: str, keep: set[str] | None = None, limit: int = CLIP_CHARS) 
         return folded
     case, rule = _disposition(sentence)
     if rule and len(rule) <= DISPOSITION_CHARS:
-        head = _clip_clauses(case, keep, limit - len(rule) - 3)
-        if head.endswith(" …"):
-            return f"{head[:-2]} … - {rule}"
-        return f"{head} - {rule}"
+        return f"{_clip_clauses(case, keep, limit - len(rule) - 3)} - {rule}"
     return _clip_clauses(sentence, keep, limit)
 
 
