@@ -19,6 +19,15 @@ def is_placeholder_title(title: str | None) -> bool:
     return not title or not title.strip() or bool(_PLACEHOLDER_TITLE.match(title))
 
 
+_REPEALED = re.compile(r"виключено|втратил[аиоі]?\s+чинність|втратив\s+чинність", re.I)
+REPEALED_STUB_MAX_CHARS = 200
+
+
+def is_repealed_stub(text: str) -> bool:
+    """«Статтю 163 виключено на підставі Закону …»: what is left of a repealed article, no provision at all."""
+    return len(text.strip()) < REPEALED_STUB_MAX_CHARS and bool(_REPEALED.search(text))
+
+
 @dataclass(frozen=True)
 class Article:
     act_nreg: str
@@ -31,6 +40,9 @@ class Article:
     # An amending act repeats article numbers (one "Стаття 114" per code it amends): the n-th record of the same
     # act and number is occurrence n, so that each keeps its own chunks and snippets instead of overwriting.
     occurrence: int = 1
+    # A repealed article's stub and a live text can share a number (КУпАП «163»): the number means the first record
+    # of it that is not a stub; what is written about the number (lay questions) belongs to that one alone.
+    primary: bool = True
 
     @property
     def storage_id(self) -> str:

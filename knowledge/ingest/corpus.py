@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from knowledge.ingest.jsonl import IngestError, numbered_lines
-from legaltext.chunking import Article, Chunk, is_placeholder_title, split_text
+from legaltext.chunking import Article, Chunk, is_placeholder_title, is_repealed_stub, split_text
 from legaltext.sentences import conduct, meaning_sentences, split_sentences, without_notes
 
 _TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
+# The source files cut a twice-inserted number at its first part: КУпАП «Стаття 188-46-1. Незаконне здійснення
+# лобіювання» arrives as article «188» headed «-46-1 . Незаконне …» — cited as ст. 188 (another offence) and sharing
+# its number. The heading's leading "-46-1 ." belongs to the number.
+_NUMBER_IN_HEADING = re.compile(r"^\s*-\s*(\d+(?:\s*-\s*\d+)*)\s*\.\s*")
 
 
 def _heading(rec: dict[str, Any]) -> str | None:
@@ -24,6 +28,15 @@ def _heading(rec: dict[str, Any]) -> str | None:
         return str(heading)
     title = _TITLE_PREFIX.sub("", str(rec.get("title") or "")).strip()
     return title or None
+
+
+def _number_and_heading(article: str, heading: str | None) -> tuple[str, str | None]:
+    """The article's number and heading, with a number's tail that the source put into the heading moved back."""
+    cut = _NUMBER_IN_HEADING.match(heading or "")
+    if cut is None or heading is None:
+        return article, heading
+    tail = "-".join(re.findall(r"\d+", cut.group(1)))
+    return f"{article}-{tail}", heading[cut.end():].strip() or None
 
 
 def _record(path: Path, lineno: int, line: str) -> tuple[dict[str, Any], str, str, str]:
@@ -45,6 +58,7 @@ class _Reading:
     canonical: dict[str, str]  # a corpus id that is not an nreg ("зу ек") -> the act's nreg (1089-20)
     names: dict[str, tuple[str, str | None]]  # case-folded nreg -> the catalog's title and abbreviation
     seen: dict[tuple[str, str], int] = field(default_factory=dict)  # (nreg, article) -> records so far
+    live: set[tuple[str, str]] = field(default_factory=set)  # (nreg, article) whose text has been read, not a stub
 
     def keeps(self, nreg: str, corpus_id: str) -> bool:
         return self.wanted is None or nreg.lower() in self.wanted or corpus_id.lower() in self.wanted
@@ -54,14 +68,23 @@ class _Reading:
         self.seen[key] = self.seen.get(key, 0) + 1
         return self.seen[key]
 
+    def primary(self, nreg: str, article: str, text: str) -> bool:
+        """Whether this record is the one its number means: the first that is not a repealed stub."""
+        key = (nreg.lower(), article)
+        if is_repealed_stub(text) or key in self.live:
+            return False
+        self.live.add(key)
+        return True
+
     def article(self, rec: dict[str, Any], nreg: str, article: str, text: str) -> Article:
         title, abbrev = rec.get("act_title"), rec.get("act_abbrev")
         if is_placeholder_title(title) and nreg.lower() in self.names:
             title, catalog_abbrev = self.names[nreg.lower()]
             abbrev = abbrev or catalog_abbrev
+        article, heading = _number_and_heading(article, _heading(rec))
         return Article(act_nreg=nreg, act_title=title or f"Акт {nreg}", act_abbrev=abbrev, article=article,
-                       heading=_heading(rec), text=text, url=rec.get("url") or "",
-                       occurrence=self.occurrence(nreg, article))
+                       heading=heading, text=text, url=rec.get("url") or "",
+                       occurrence=self.occurrence(nreg, article), primary=self.primary(nreg, article, text))
 
 
 def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,

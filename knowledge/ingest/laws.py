@@ -19,7 +19,7 @@ from knowledge.embeddings import Embedder, default_embedder
 from knowledge.ingest.catalog import catalog_mark_indexed
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError, count_lines
-from knowledge.ingest.lay_questions import LayQuestions, questions_of, stored_lay_questions
+from knowledge.ingest.lay_questions import LayQuestions, questions_for, stored_lay_questions
 from knowledge.ingest.points import chunk_point, chunk_snippet_key, term_points
 from knowledge.lexical import questions_vector
 from knowledge.models import Act
@@ -163,7 +163,7 @@ def _write_articles(target: _Target, todo: list[list[Chunk]], report: IngestRepo
     for chunks, head, (said, asked) in zip(todo, heads, sentences, strict=True):
         vector = head.tolist()
         article = chunks[0].article
-        words = (questions_vector(questions_of(target.asked, article.act_nreg, article.article))
+        words = (questions_vector(questions_for(target.asked, article))
                  if target.with_question_words else None)
         for c in chunks:
             key = chunk_snippet_key(c)
@@ -182,7 +182,7 @@ Vectors = list[list[float]]
 def _sentence_vectors(target: _Target, todo: list[list[Chunk]], report: IngestReport) -> list[tuple[Vectors, Vectors]]:
     """Each article's sentence vectors and, of those, its lay questions' (cached ones looked up, the rest embedded
     in one call); none when off."""
-    asked = [questions_of(target.asked, cs[0].article.act_nreg, cs[0].article.article) for cs in todo]
+    asked = [questions_for(target.asked, cs[0].article) for cs in todo]
     said = [article_sentences(cs[0].article, max_sentences=target.meaning_sentences, max_chars=target.meaning_chars,
                               asked=questions) for cs, questions in zip(todo, asked, strict=True)]
     flat = [s for sentences in said for s in sentences]

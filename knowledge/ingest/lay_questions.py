@@ -22,6 +22,7 @@ from types import MappingProxyType
 from django.conf import settings
 
 from knowledge.ingest.jsonl import IngestError, open_text
+from legaltext.chunking import Article
 
 LayQuestions = Mapping[tuple[str, str], tuple[str, ...]]  # (act nreg case-folded, article) -> its questions
 NONE: LayQuestions = MappingProxyType({})
@@ -67,3 +68,9 @@ def stored_lay_questions() -> LayQuestions:
 
 def questions_of(questions: LayQuestions, act_nreg: str, article: str) -> tuple[str, ...]:
     return questions.get((act_nreg.lower(), article), ())
+
+
+def questions_for(questions: LayQuestions, article: Article) -> tuple[str, ...]:
+    """The questions written for an article's number, for the record that number means (``Article.primary``): a
+    repealed stub or a second text under the same number gets none."""
+    return questions_of(questions, article.act_nreg, article.article) if article.primary else ()

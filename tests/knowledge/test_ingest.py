@@ -104,6 +104,40 @@ def test_the_core_format_keeps_its_heading(tmp_path: Path) -> None:
     assert (article.heading, article.act_abbrev, article.article) == ("Підстави припинення", "КЗпП", "36")
 
 
+@pytest.mark.parametrize("fmt", ["core", "scale"])
+def test_a_number_cut_into_the_heading_is_moved_back(tmp_path: Path, fmt: str) -> None:
+    # given КУпАП's «Стаття 188-46-1» as the source files carry it: article «188», heading «-46-1 . …»
+    def rec(article: str, heading: str, text: str) -> dict[str, Any]:
+        head = ({"article_heading": heading} if fmt == "core" else {"title": f"Стаття {article}. {heading}"})
+        return {"act_nreg": "80731-10", "act_title": "Кодекс України про адміністративні правопорушення",
+                "article": article, "text": text, **head}
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in [
+        rec("188", "Незаконна передача заборонених предметів", "Прихована від огляду передача …"),
+        rec("188", "-46-1 . Незаконне здійснення лобіювання", "Здійснення лобіювання особою …"),
+        rec("172", "- 9 - 2. Порушення законодавства у сфері оцінки впливу на довкілля", "Порушення процедури …")]))
+    got = [(a.article, a.heading, a.occurrence) for a in read_articles(path)]
+    # then each is its own article with its own heading, and none repeats another's number
+    assert got == [("188", "Незаконна передача заборонених предметів", 1),
+                   ("188-46-1", "Незаконне здійснення лобіювання", 1),
+                   ("172-9-2", "Порушення законодавства у сфері оцінки впливу на довкілля", 1)]
+
+
+def test_the_number_means_its_first_live_record(tmp_path: Path) -> None:
+    # given a repealed stub and a live text under one number, then a second live text under another
+    rows = [("163", "Статтю 163 виключено на підставі Закону № 2342-III від 05.04.2001"),
+            ("163", "Порушення установленого законом порядку здійснення емісії цінних паперів тягне накладення "
+                    "штрафу."),
+            ("11", "У разі порушення прав державного службовця він має право звернутися до суду."),
+            ("11", "Апарат міністерства забезпечує діяльність міністерства."),
+            ("81", "Статтю 81 виключено")]
+    path = tmp_path / "dup.jsonl"
+    path.write_text("\n".join(json.dumps({"act_nreg": "1-99", "act_title": "Акт", "article": n, "text": t},
+                                         ensure_ascii=False) for n, t in rows))
+    got = [(a.storage_id, a.primary) for a in read_articles(path)]
+    assert got == [("163", False), ("163~2", True), ("11", True), ("11~2", False), ("81", False)]
+
+
 @pytest.mark.parametrize(("content", "message"), [("{not json", "not a corpus record"), ("", "no articles")],
                          ids=["broken-line", "empty-file"])
 def test_bad_corpus_files_get_a_sentence(own_collection: Any, tmp_path: Path, content: str, message: str) -> None:

@@ -22,7 +22,7 @@ from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import article_sentences
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
-from knowledge.ingest.lay_questions import lay_questions, questions_of, read_lay_questions
+from knowledge.ingest.lay_questions import lay_questions, questions_for, questions_of, read_lay_questions
 from knowledge.ingest.shipped import CORPUS_DIR
 from knowledge.lexical import questions_vector
 from legaltext.chunking import Article
@@ -54,6 +54,17 @@ def test_the_questions_are_read_by_article_plain_or_gzipped_and_bounded(tmp_path
     assert got == {("254к/96-вр", "44"): ("Чи можна страйкувати?", "Хто оголошує страйк?")}
     assert questions_of(got, "254к/96-ВР", "44") == got[("254к/96-вр", "44")]
     assert questions_of(got, "254к/96-ВР", "45") == ()
+
+
+def test_questions_go_to_the_record_the_number_means_not_a_stub_or_a_second_text() -> None:
+    asked = {("80731-10", "163"): ("Який штраф за емісію акцій без реєстрації?",)}
+
+    def article(text: str, occurrence: int, primary: bool) -> Article:
+        return Article(act_nreg="80731-10", act_title="КУпАП", act_abbrev=None, article="163", heading=None,
+                       text=text, occurrence=occurrence, primary=primary)
+    assert questions_for(asked, article("Статтю 163 виключено", 1, False)) == ()
+    assert questions_for(asked, article("Порушення порядку емісії цінних паперів …", 2, True)) == asked[
+        ("80731-10", "163")]
 
 
 @pytest.mark.parametrize(("line", "error"), [

@@ -12,7 +12,7 @@ from knowledge.embed_cache import ARTICLES, SENTENCES, VectorCache, cache_file, 
 from knowledge.embeddings import default_embedder
 from knowledge.ingest.corpus import article_sentences, dense_text, read_articles
 from knowledge.ingest.jsonl import IngestError
-from knowledge.ingest.lay_questions import questions_of, stored_lay_questions
+from knowledge.ingest.lay_questions import questions_for, stored_lay_questions
 from knowledge.ingest.shipped import writer_forms
 from knowledge.progress import Progress
 from knowledge.selectors import act_corpus_ids, act_names
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         self._export(ARTICLES, [dense_text(a, settings.DENSE_HEAD_CHARS) for a in articles], opts)
         sentences = [s for a in articles for s in article_sentences(
             a, max_sentences=settings.MEANING_SENTENCES, max_chars=settings.MEANING_SENTENCE_CHARS,
-            asked=questions_of(asked, a.act_nreg, a.article))]
+            asked=questions_for(asked, a))]
         if sentences:  # beside ingest's, the writer's forms of the same sentences (as the evidence shows them)
             sentences += [s for a in articles for s in writer_forms(a)]
             self._export(SENTENCES, list(dict.fromkeys(sentences)), opts)
