@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from html import unescape
 
+from legaltext.chunking import is_repealed_stub
 from legaltext.citations import find_citations, split_ref
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
@@ -46,8 +47,8 @@ _QUESTION = re.compile(r"^Питання:\s*(?P<q>.+)$", re.S)
 _CLAUSES = re.compile(r"(?<=[,:])\s+")
 _STATEMENT_END = (".", ";", ":", "!", "?", "…")
 DEFINITIONS_CONTEXT = "Визначення термінів"  # read every "X - Y" sentence as a possible definition item
-# Not statements: a repealed article's stub ("{Статтю 81 виключено …}") and a chapter or section title.
-_REPEALED = re.compile(r"виключено|втратил[аиоі]?\s+чинність|втратив\s+чинність", re.I)
+# Not statements: a repealed article's stub ("{Статтю 81 виключено …}", legaltext.chunking.is_repealed_stub) and a
+# chapter or section title.
 _TITLE = re.compile(r"^(?:глава|розділ|підрозділ|параграф|§)\s*[0-9IVXLCІ]+", re.I)
 # A question asking for a figure ("скільки днів", "який строк", "розмір штрафу", "з якого віку") prefers a sentence
 # holding one. Read from the words as written: the analyser takes «віку» for «віка», «року» for «рок».
@@ -152,7 +153,7 @@ def is_statement(sentence: str) -> bool:
     s = sentence.strip().lstrip("{[(").strip()
     if _TITLE.match(s) or (s.isupper() and len(s) > 3):
         return False
-    return not (_REPEALED.search(s) and len(s) < 200)
+    return not is_repealed_stub(s)
 
 
 # An evidence chunk may begin inside a list or a sentence (a long article is cut into chunks): its first lines are
