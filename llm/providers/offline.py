@@ -202,8 +202,10 @@ def _unit(lemma_: str) -> str:
 # The evidence's order is retrieval's judgement: a sentence of the n-th source ÷ (1 + SOURCE_RANK_DECAY · n). Once U4
 # met lay questions with questions (session 30) its order deserved more trust: eval/natural dev, cites a gold article
 # / first citation gold, 0.1 0.798 / 0.603, 0.2 0.817 / 0.623, 0.25 0.809 / 0.627, 0.3 0.809 / 0.630, 0.35 0.805 /
-# 0.638, 0.5 0.798 / 0.630 (README "Retrieval quality", session 30).
-SOURCE_RANK_DECAY = 0.3
+# 0.638, 0.5 0.798 / 0.630 (README "Retrieval quality", session 30). Replayed again on session 35's retrieval (the lay
+# questions of session 34, the Constitution's reorder prior), with MEANING_WEIGHT 1.25: 0.3 0.840 / 0.708, 0.4 0.837 /
+# 0.716; with MEANING_WEIGHT 1: 0.35 0.829 / 0.704, 0.4 0.829 / 0.712, 0.5 0.821 / 0.712.
+SOURCE_RANK_DECAY = 0.4
 
 
 # A lay phrase and the statute's words for it are one thing the user asked about, counted once: a sentence holding
@@ -346,8 +348,11 @@ class _Scorer:
 # vectors: 0 at the candidates' median, 1 at the closest) is added, times MEANING_WEIGHT, to its word score scaled to
 # the best one. Chosen on eval/natural dev by replaying the writer over the stored prompts of 256 runs: first
 # citation gold 0.293 → 0.363 and cites gold 0.477 → 0.527 at weight 1 (README "Retrieval quality"). It costs ~1.3 s
-# of e5 an answer on this 2-core machine, less as the sentence cache fills.
-MEANING_WEIGHT = 1.0
+# of e5 an answer on this 2-core machine, less as the sentence cache fills. Session 35, with SOURCE_RANK_DECAY 0.4 (dev
+# cites gold / first citation gold, before 0.829 / 0.697 at 1.0 and 0.3): 1.25 0.837 / 0.716, 1.5 0.837 / 0.716, 1.0
+# 0.829 / 0.712; checked on probes 0.856 / 0.660 -> 0.866 / 0.660, fresh 0.667 / 0.500 -> 0.667 / 0.507, special_laws
+# 0.800 / 0.622 -> 0.811 / 0.644, codes_sparse 0.733 / 0.478 -> 0.744 / 0.456 (README "Retrieval quality", session 35).
+MEANING_WEIGHT = 1.25
 # Sentences embedded per answer, in the evidence's order (the rest keep their word score), and the characters of
 # each: 64 × 400 chose best on dev; 32 × 240 (~0.55 s less an answer on this CPU) kept the first citation but cited a
 # gold article less often (0.492), and the first 4 or 6 sentences of every source instead lost the first citation
