@@ -179,7 +179,7 @@ def test_the_first_lexical_article_carries_its_lead_over_the_next_article_and_no
 
 
 def test_the_constitution_has_seats_beside_the_main_search_unless_the_question_points_elsewhere() -> None:
-    from pipeline.contracts import ArticleRefCue
+    from pipeline.contracts import ActCue, ArticleRefCue
     from pipeline.stages.planning import CONSTITUTION_NREG, CONSTITUTION_SEAT_WEIGHT, CONSTITUTION_SEATS
 
     def seats(question: str, **profile: object) -> list[tuple[str, list[str], int, float]]:
@@ -192,3 +192,11 @@ def test_the_constitution_has_seats_beside_the_main_search_unless_the_question_p
     assert seats("Що таке мобінг?", definition_term="мобінг") == []  # a term is defined where it is defined
     ref = ArticleRefCue(article="36", matched="статті 36")
     assert seats("Що каже стаття 36?", article_refs=[ref]) == []  # a named article is fetched, not searched
+    # an act the question names is searched, not the Constitution beside it (the unfiltered guard runs at full weight)
+    named = "Відповідно до Кодексу адміністративного судочинства, у який строк розглядається заява?"
+    cas = ActCue(nreg="2747-15", title="Кодекс адміністративного судочинства України", label="КАС",
+                 matched="кодекс адміні судочи", how="title", indexed=True)
+    assert seats(named, act_hints=[cas]) == []
+    assert [s.act_filter for s in plan_search(question=named, profile=QueryProfile(
+        mode="law", law_only=True, goals=[named], keywords=[], complexity="simple", act_hints=[cas]),
+        top_k=10).steps] == [["2747-15"], []]
