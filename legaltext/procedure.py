@@ -23,7 +23,8 @@ _ADMINISTRATIVE = re.compile(
     r"\b(?:міськрад|сільрад|селищн\w* рад|міськ\w* рад|сільськ\w* рад|райрад|обласн\w* рад|виконком|мері[яїює]|"
     r"органу? (?:влади|місцевого самоврядування)|владн|державн\w* орган|чиновник|держслужб|податков|"
     r"пенсійн\w* фонд|пфу\b|тцк|військкомат|патрульн|поліцейськ|митниц|міністерств|цнап|рацс|назк|соцзахист|"
-    r"соціальн\w* захист|держадміністраці|райдержадміністраці|облдержадміністраці|ода\b|рда\b|держпраці|дабі)",
+    r"соціальн\w* захист|держадміністраці|райдержадміністраці|облдержадміністраці|ода\b|рда\b|держпраці|дабі|"
+    r"адміністративн\w* (?:суд|процес|справ|судочинств|позов|юрисдикці))",
     re.I)
 _COMMERCIAL = re.compile(
     r"\b(?:господарськ|тов\b|фірм\w*-|наш\w* (?:фірм|тов\b|підприємств|компані)|постачальник|поставк|"
@@ -40,7 +41,9 @@ _CODES: tuple[tuple[Court, re.Pattern[str]], ...] = (
 
 def court_of(question: str) -> Court:
     """The court whose code governs the question's dispute: criminal words first (a case against the state's
-    prosecutor), then a public body or official, then a business on both sides; a person's dispute otherwise."""
+    prosecutor), then a public body or official (or the administrative court named: «в адміністративному процесі»;
+    exam_dev hit@1 0.813 → 0.827, the other sets unchanged, session 35), then a business on both sides; a person's
+    dispute otherwise."""
     text = question.lower()
     if _CRIMINAL.search(text):
         return "criminal"

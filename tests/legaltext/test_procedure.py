@@ -19,6 +19,9 @@ from legaltext.procedure import code_court, court_of
     ("Я ФОП, фірма-покупець не оплатила поставку за договором. Куди звертатися?", "commercial"),
     ("Мене підозрюють у крадіжці. Чи може слідчий провести обшук без ухвали?", "criminal"),
     ("У відділку мене били, щоб я підписав зізнання. Чи можуть його використати?", "criminal"),
+    # or the question names the procedure itself, as an exam does
+    ("Які наслідки має відмова особи від одержання судової повістки в адміністративному процесі?", "administrative"),
+    ("У якому складі адміністративний суд розглядає справу?", "administrative"),
     # the criminal words come first: a case the prosecutor brings, whoever else the question names
     ("Прокурор оскаржує вирок, а поліцейський свідчив проти мене.", "criminal"),
 ])
@@ -30,6 +33,7 @@ def test_the_other_side_a_question_names_decides_the_court(question: str, court:
     "Адміністрація школи не дає відпустку.",  # an employer, not a body of public power
     "Продавець — юридична особа — не повертає гроші за товар.",  # a consumer's claim is civil
     "Сусід затопив квартиру. Хто платить за ремонт?",
+    "Який адміністративний штраф за їзду без прав?",  # an offence's fine is not the administrative court's case
 ])
 def test_an_employer_a_seller_or_a_neighbour_is_a_civil_dispute(question: str) -> None:
     assert court_of(question) == "civil"
