@@ -21,6 +21,48 @@ _TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
 _NUMBER_IN_HEADING = re.compile(r"^\s*-\s*(\d+(?:\s*-\s*\d+)*)\s*\.\s*")
 
 
+# The source files glue onto an article what follows it in the act: the heading of the next chapter, section or
+# paragraph («… Глава 84\n\nЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО СПАДКУВАННЯ» ends ЦК ст. 1215) and, on an act's last article,
+# the signatures («Голова Верховної Ради України\nЛ.КРАВЧУК»): 632 of the core's 8,101 articles. Neither is the
+# article's: the next chapter's title made the article a match for its neighbours' subject, and a signature is no
+# statement (U1-U4 on eval/natural unchanged within a question; README "Retrieval quality", session 36). A heading
+# is a line opening with the division and its number, then at most four short lines that end no sentence (its
+# title); a line that refers in lower case («цього Кодексу», «статті») is text.
+_DIVISION_TRAILER = re.compile(
+    r"\n[ \t]*(?:Глава|ГЛАВА|Розділ|РОЗДІЛ|Підрозділ|ПІДРОЗДІЛ|Параграф|§)[ \t]*[0-9IVXLCІ]+(?:-\d+)*\b"
+    r"(?P<first>[^\n]{0,300})(?P<rest>(?:\n[^\n]{0,300}){0,4})\s*\Z")
+_REFERS = re.compile(r"\b(?:цього|цієї|цим|статт\w*|частин\w*|пункт\w*|відповідно|згідно)\b")
+_SIGNATURE_LINE = (r"(?:(?:Заступник\s+|Виконуючий\s+обов'язки\s+)?(?:Голов\w*|Президент\w*|Секретар\w*)\b[^\n]{0,60}"
+                   r"|Виконуючий\s+обов'язки|(?:Президії\s+)?Верховної\s+Ради[^\n]{0,40}|Української\s+РСР|України,?"
+                   r"|[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,})")
+_SIGNATURE_TRAILER = re.compile(rf"(?:\n\s*{_SIGNATURE_LINE}[ \t]*)+\s*\Z")  # blank lines between its lines
+SIGNATURE_TAIL_CHARS = 600  # the longest signature block of the core (the Presidium's four lines) is ~150
+DIVISION_TAIL_CHARS = 1600  # a heading line and four title lines of at most 300 characters each
+_SIGNER = re.compile(r"(?m)^[ \t]*[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,}[ \t]*$")
+
+
+def own_text(text: str) -> str:
+    """The article's text without what the source glued after it: the signatures of the act's last article, the
+    next division's heading (ЦК ст. 1215 without «Глава 84 ЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО СПАДКУВАННЯ»). A text that would be
+    left empty is kept whole."""
+    out = text
+    # only the end is read: a trailer is a few short lines, and the patterns' backtracking stays bounded
+    tail = len(out) - SIGNATURE_TAIL_CHARS
+    signed = _SIGNATURE_TRAILER.search(out, max(tail, 0))
+    if signed and _SIGNER.search(signed.group(0)):  # a signature block names its signer
+        out = out[:signed.start()]
+    cut = _DIVISION_TRAILER.search(out, max(len(out) - DIVISION_TAIL_CHARS, 0))
+    if cut and not _REFERS.search(cut.group(0)) and _is_title(cut.group("first"), cut.group("rest")):
+        out = out[:cut.start()]
+    return out if out.strip() else text
+
+
+def _is_title(first: str, rest: str) -> bool:
+    """A division's title: its lines end no sentence (a title has no full stop, semicolon or colon at its end)."""
+    lines = [first.strip().removeprefix("."), *rest.split("\n")[1:]]
+    return all(not line.rstrip().endswith((".", ";", ":", ",")) for line in lines if line.strip())
+
+
 def _heading(rec: dict[str, Any]) -> str | None:
     """The core file has ``article_heading``; the scale file has ``title`` = "Стаття 2. <heading>"."""
     heading = rec.get("article_heading")
@@ -82,6 +124,7 @@ class _Reading:
             title, catalog_abbrev = self.names[nreg.lower()]
             abbrev = abbrev or catalog_abbrev
         article, heading = _number_and_heading(article, _heading(rec))
+        text = own_text(text)
         return Article(act_nreg=nreg, act_title=title or f"Акт {nreg}", act_abbrev=abbrev, article=article,
                        heading=heading, text=text, url=rec.get("url") or "",
                        occurrence=self.occurrence(nreg, article), primary=self.primary(nreg, article, text))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge import index
-from knowledge.ingest.corpus import read_articles
+from knowledge.ingest.corpus import own_text, read_articles
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
 
@@ -121,6 +121,48 @@ def test_a_number_cut_into_the_heading_is_moved_back(tmp_path: Path, fmt: str) -
     assert got == [("188", "Незаконна передача заборонених предметів", 1),
                    ("188-46-1", "Незаконне здійснення лобіювання", 1),
                    ("172-9-2", "Порушення законодавства у сфері оцінки впливу на довкілля", 1)]
+
+
+@pytest.mark.parametrize(("text", "own"), [
+    # the next chapter's heading and title (ЦК ст. 1215), a paragraph's (ГПК), one line with its number's full stop
+    ("Спадкуванням є перехід прав та обов'язків (спадщини) від фізичної особи, яка померла, до інших осіб.\n"
+     "Глава 84\n\nЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО СПАДКУВАННЯ",
+     "Спадкуванням є перехід прав та обов'язків (спадщини) від фізичної особи, яка померла, до інших осіб."),
+    ("Суд приймає пояснення завчасно до початку розгляду справи по суті.\n§ 2. Заяви з процесуальних питань",
+     "Суд приймає пояснення завчасно до початку розгляду справи по суті."),
+    ("Рада затверджує регламент.\nГлава 1.\n\nПовноваження сільських, селищних, міських рад",
+     "Рада затверджує регламент."),
+    # a title in capitals may hold «ЧАСТИНІ»
+    ("Постанова надсилається для виконання.\nГлава 33\n\nПРОВАДЖЕННЯ ПО ВИКОНАННЮ ПОСТАНОВИ В ЧАСТИНІ "
+     "ВІДШКОДУВАННЯ МАЙНОВОЇ ШКОДИ", "Постанова надсилається для виконання."),
+    # the signatures of an act's last article, with the Presidium's titles, and the initials spaced
+    ("Застосовуються правила міжнародного договору.\nГолова Президії Верховної Ради\n\nУкраїнської РСР\n"
+     "О.ВАТЧЕНКО\nСекретар Президії Верховної Ради\n\nУкраїнської РСР\nМ.ХОМЕНКО",
+     "Застосовуються правила міжнародного договору."),
+    ("13. Кабінету Міністрів України поінформувати Верховну Раду України.\nЛ. КУЧМА",
+     "13. Кабінету Міністрів України поінформувати Верховну Раду України."),
+], ids=["chapter", "paragraph", "numbered-title", "title-in-capitals", "presidium", "president"])
+def test_what_the_source_glued_after_an_article_is_cut(text: str, own: str) -> None:
+    assert own_text(text) == own
+
+
+@pytest.mark.parametrize("text", [
+    "Положення цього розділу застосовуються до всіх договорів.\nРозділ II цього Кодексу застосовується також до "
+    "спадкування",  # a line that refers to a division is the article's text
+    "Строк становить:\nГлава 5 містить правила;\nзастосовується відповідно",  # lines that end sentences
+    "Президент України є главою держави і виступає від її імені.",  # a title of office, no signer
+    "Глава 3\n\nЗАГАЛЬНІ ПОЛОЖЕННЯ",  # nothing else: kept whole rather than emptied
+], ids=["reference", "sentences", "office", "only-a-heading"])
+def test_an_articles_own_lines_are_kept(text: str) -> None:
+    assert own_text(text) == text
+
+
+def test_the_reader_gives_an_article_its_own_text(tmp_path: Path) -> None:
+    path = tmp_path / "glued.jsonl"
+    path.write_text(json.dumps({"act_nreg": "2947-14", "act_title": "Сімейний кодекс України", "article": "251",
+                                "text": "Патронат припиняється за рішенням суду.\nГлава 20\n\nПАТРОНАТ НАД ДІТЬМИ"},
+                               ensure_ascii=False))
+    assert [a.text for a in read_articles(path)] == ["Патронат припиняється за рішенням суду."]
 
 
 def test_the_number_means_its_first_live_record(tmp_path: Path) -> None:
