@@ -89,6 +89,15 @@ GATE_CASES = [
                  id="far-in-meaning-but-a-word-in-the-law"),
     pytest.param(question(), FOUND, searched(([], 0.86, 3.2)), (False, "evidence_sufficient", "partial"),
                  id="words-in-the-law-and-close-in-meaning"),
+    # «Бабусю суд визнав недієздатною. Чи може вона піти на вибори?»: the head vectors far (0.846), but a lay question
+    # of the first article says what the user asks (0.913): the law is near; one at 0.905 (a neighbouring subject) is
+    # not, nor the second article's, however close (the answer leads with the first)
+    pytest.param(question(), hits(hit("36", "dense", asked=0.913), hit("40", "dense")), searched(([], 0.846, 3.2)),
+                 (False, "evidence_sufficient", "partial"), id="the-first-articles-lay-question-brings-it-near"),
+    pytest.param(question(), hits(hit("36", "dense", asked=0.905), hit("40", "dense")), searched(([], 0.846, 3.2)),
+                 (False, "law_far", "weak"), id="a-neighbouring-lay-question-does-not"),
+    pytest.param(question(), hits(hit("36", "dense"), hit("40", "dense", asked=0.95)), searched(([], 0.846, 3.2)),
+                 (False, "law_far", "weak"), id="nor-the-second-articles-lay-question"),
     pytest.param(question(), hits(hit("36", "dense+lexical"), hit("40", "dense")), searched(([], 0.84, 9.0)),
                  (False, "law_far", "weak"), id="agreement-on-an-article-far-from-the-question-is-not-strong"),
     pytest.param(question(), FOUND, searched(([], 0.84, 9.0), (["254к/96-вр"], 0.95, 12.0)),
@@ -166,6 +175,12 @@ GATE_CASES = [
     pytest.param(question(), hits(hit("3", "definition~", 0.7), hit("40", "lexical")), None,
                  (False, "evidence_sufficient", "partial"), id="near-form-of-the-term-is-not-strong"),
 ]
+
+
+def test_without_a_near_floor_for_its_model_a_lay_question_never_brings_the_law_near() -> None:
+    raw = hits(hit("36", "dense", asked=0.95), hit("40", "dense"))
+    decision = gate(question(), raw, searched(([], 0.846, 3.2)), GatePolicy(law_near_question_floor={}))
+    assert (decision.reason, decision.support_level) == ("law_far", "weak")
 
 
 @pytest.mark.parametrize(("profile", "raw", "trace", "expected"), GATE_CASES)
