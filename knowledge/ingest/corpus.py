@@ -23,7 +23,7 @@ _NUMBER_IN_HEADING = re.compile(r"^\s*-\s*(\d+(?:\s*-\s*\d+)*)\s*\.\s*")
 
 # The source files glue onto an article what follows it in the act: the heading of the next chapter, section or
 # paragraph («… Глава 84\n\nЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО СПАДКУВАННЯ» ends ЦК ст. 1215) and, on an act's last article,
-# the signatures («Голова Верховної Ради України\nЛ.КРАВЧУК»): 632 of the core's 8,101 articles. Neither is the
+# the signatures («Голова Верховної Ради України\nЛ.КРАВЧУК»): 637 of the core's 8,101 articles. Neither is the
 # article's: the next chapter's title made the article a match for its neighbours' subject, and a signature is no
 # statement (U1-U4 on eval/natural unchanged within a question; README "Retrieval quality", session 36). A heading
 # is a line opening with the division and its number, then at most four short lines that end no sentence (its
@@ -38,6 +38,7 @@ _SIGNATURE_LINE = (r"(?:(?:Заступник\s+|Виконуючий\s+обов
 _SIGNATURE_TRAILER = re.compile(rf"(?:\n\s*{_SIGNATURE_LINE}[ \t]*)+\s*\Z")  # blank lines between its lines
 SIGNATURE_TAIL_CHARS = 600  # the longest signature block of the core (the Presidium's four lines) is ~150
 DIVISION_TAIL_CHARS = 1600  # a heading line and four title lines of at most 300 characters each
+DIVISION_CUTS_MAX = 3  # headings stacked at an article's end: a part's, a section's, a chapter's
 _SIGNER = re.compile(r"(?m)^[ \t]*[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,}[ \t]*$")
 
 
@@ -51,8 +52,10 @@ def own_text(text: str) -> str:
     signed = _SIGNATURE_TRAILER.search(out, max(tail, 0))
     if signed and _SIGNER.search(signed.group(0)):  # a signature block names its signer
         out = out[:signed.start()]
-    cut = _DIVISION_TRAILER.search(out, max(len(out) - DIVISION_TAIL_CHARS, 0))
-    if cut and not _REFERS.search(cut.group(0)) and _is_title(cut.group("first"), cut.group("rest")):
+    for _ in range(DIVISION_CUTS_MAX):  # a section's heading above its first chapter's: one at a time
+        cut = _DIVISION_TRAILER.search(out, max(len(out) - DIVISION_TAIL_CHARS, 0))
+        if not cut or _REFERS.search(cut.group(0)) or not _is_title(cut.group("first"), cut.group("rest")):
+            break
         out = out[:cut.start()]
     return out if out.strip() else text
 

@@ -141,7 +141,10 @@ def test_a_number_cut_into_the_heading_is_moved_back(tmp_path: Path, fmt: str) -
      "Застосовуються правила міжнародного договору."),
     ("13. Кабінету Міністрів України поінформувати Верховну Раду України.\nЛ. КУЧМА",
      "13. Кабінету Міністрів України поінформувати Верховну Раду України."),
-], ids=["chapter", "paragraph", "numbered-title", "title-in-capitals", "presidium", "president"])
+    # a subsection's heading above its first chapter's (ЦК ст. 1167 ends «Підрозділ 1 ФІЗИЧНА ОСОБА Глава 4 …»)
+    ("Моральна шкода відшкодовується одноразово.\nПідрозділ 1\n\nФІЗИЧНА ОСОБА\nГлава 4\n\n"
+     "ЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО ОСІБ\n§ 1. Поняття", "Моральна шкода відшкодовується одноразово."),
+], ids=["chapter", "paragraph", "numbered-title", "title-in-capitals", "presidium", "president", "stacked"])
 def test_what_the_source_glued_after_an_article_is_cut(text: str, own: str) -> None:
     assert own_text(text) == own
 
