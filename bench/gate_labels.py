@@ -15,7 +15,6 @@ import json
 import os
 import sys
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +38,10 @@ def _label(question: str, lexicon: Any, port: Any) -> tuple[str, str, str | None
     """U1–U5 for one question: the gate's support level, its reason and the first article's key."""
     from django.conf import settings
 
-    from pipeline.contracts import SpecialistProfile
-    from pipeline.stages.intake import intake
-    from pipeline.stages.planning import plan_search
-    from pipeline.stages.profiling import profile_query
-    from pipeline.stages.retrieval import retrieve
+    from knowledge.eval import run_question
     from recovery.gate import GatePolicy, gate
 
-    section = intake(question=question, specialist=SpecialistProfile(slug="bench"), max_chars=10_000,
-                     now=datetime.now(UTC))
-    profile = profile_query(section, lexicon)
-    plan = plan_search(question=section.normalized, profile=profile, top_k=settings.RETRIEVAL_TOP_K)
-    raw, trace = retrieve(plan, port, attempt=1)
+    profile, raw, trace = run_question(question, lexicon=lexicon, port=port, top_k=settings.RETRIEVAL_TOP_K)
     decision = gate(profile, raw, trace, GatePolicy())
     first = raw.hits[0] if raw.hits else None
     return decision.support_level, decision.reason, f"{first.act_nreg.lower()}#{first.article}" if first else None

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from knowledge.ingest.jsonl import IngestError, numbered_lines
 from legaltext.lexicon import ActLexicon
-from pipeline.contracts import RawHits, SpecialistProfile
+from pipeline.contracts import QueryProfile, RawHits, RetrievalTrace, SpecialistProfile
 from pipeline.stages.intake import intake
 from pipeline.stages.planning import plan_search
 from pipeline.stages.profiling import profile_query
@@ -156,12 +156,18 @@ def ranked_keys(hits: RawHits, level: Level) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def run_case(case: EvalCase, *, lexicon: ActLexicon, port: SearchPort, k: int, top_k: int) -> RawHits:
-    section = intake(question=case.question, specialist=_SPECIALIST, max_chars=100_000, now=datetime.now(UTC))
+def run_question(question: str, *, lexicon: ActLexicon, port: SearchPort,
+                 top_k: int) -> tuple[QueryProfile, RawHits, RetrievalTrace]:
+    """U1–U4 for one question: what U5 reads (the profile, the hits, the retrieval trace)."""
+    section = intake(question=question, specialist=_SPECIALIST, max_chars=100_000, now=datetime.now(UTC))
     profile = profile_query(section, lexicon)
-    plan = plan_search(question=section.normalized, profile=profile, top_k=max(top_k, k))
-    hits, _ = retrieve(plan, port, attempt=1)
-    return hits
+    plan = plan_search(question=section.normalized, profile=profile, top_k=top_k)
+    hits, trace = retrieve(plan, port, attempt=1)
+    return profile, hits, trace
+
+
+def run_case(case: EvalCase, *, lexicon: ActLexicon, port: SearchPort, k: int, top_k: int) -> RawHits:
+    return run_question(case.question, lexicon=lexicon, port=port, top_k=max(top_k, k))[1]
 
 
 def case_groups(case: EvalCase, port: SearchPort, lexicon: ActLexicon) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ _NUMBER_IN_HEADING = re.compile(r"^\s*-\s*(\d+(?:\s*-\s*\d+)*)\s*\.\s*")
 
 # The source files glue onto an article what follows it in the act: the heading of the next chapter, section or
 # paragraph («… Глава 84\n\nЗАГАЛЬНІ ПОЛОЖЕННЯ ПРО СПАДКУВАННЯ» ends ЦК ст. 1215) and, on an act's last article,
-# the signatures («Голова Верховної Ради України\nЛ.КРАВЧУК»): 637 of the core's 8,101 articles. Neither is the
+# the signatures («Голова Верховної Ради України\nЛ.КРАВЧУК»): 632 of the core's 8,101 articles. Neither is the
 # article's: the next chapter's title made the article a match for its neighbours' subject, and a signature is no
 # statement (U1-U4 on eval/natural unchanged within a question; README "Retrieval quality", session 36). A heading
 # is a line opening with the division and its number, then at most four short lines that end no sentence (its
@@ -32,14 +32,15 @@ _DIVISION_TRAILER = re.compile(
     r"\n[ \t]*(?:Глава|ГЛАВА|Розділ|РОЗДІЛ|Підрозділ|ПІДРОЗДІЛ|Параграф|§)[ \t]*[0-9IVXLCІ]+(?:-\d+)*\b"
     r"(?P<first>[^\n]{0,300})(?P<rest>(?:\n[^\n]{0,300}){0,4})\s*\Z")
 _REFERS = re.compile(r"\b(?:цього|цієї|цим|статт\w*|частин\w*|пункт\w*|відповідно|згідно)\b")
+_SIGNER_NAME = r"[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,}"  # «Л.КУЧМА», «Л. КУЧМА»
 _SIGNATURE_LINE = (r"(?:(?:Заступник\s+|Виконуючий\s+обов'язки\s+)?(?:Голов\w*|Президент\w*|Секретар\w*)\b[^\n]{0,60}"
                    r"|Виконуючий\s+обов'язки|(?:Президії\s+)?Верховної\s+Ради[^\n]{0,40}|Української\s+РСР|України,?"
-                   r"|[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,})")
+                   rf"|{_SIGNER_NAME})")
 _SIGNATURE_TRAILER = re.compile(rf"(?:\n\s*{_SIGNATURE_LINE}[ \t]*)+\s*\Z")  # blank lines between its lines
 SIGNATURE_TAIL_CHARS = 600  # the longest signature block of the core (the Presidium's four lines) is ~150
 DIVISION_TAIL_CHARS = 1600  # a heading line and four title lines of at most 300 characters each
 DIVISION_CUTS_MAX = 3  # headings stacked at an article's end: a part's, a section's, a chapter's
-_SIGNER = re.compile(r"(?m)^[ \t]*[А-ЯІЇЄҐ]\.\s?[А-ЯІЇЄҐ'’-]{2,}[ \t]*$")
+_SIGNER = re.compile(rf"(?m)^[ \t]*{_SIGNER_NAME}[ \t]*$")
 
 
 def own_text(text: str) -> str:
@@ -48,8 +49,7 @@ def own_text(text: str) -> str:
     left empty is kept whole."""
     out = text
     # only the end is read: a trailer is a few short lines, and the patterns' backtracking stays bounded
-    tail = len(out) - SIGNATURE_TAIL_CHARS
-    signed = _SIGNATURE_TRAILER.search(out, max(tail, 0))
+    signed = _SIGNATURE_TRAILER.search(out, max(len(out) - SIGNATURE_TAIL_CHARS, 0))
     if signed and _SIGNER.search(signed.group(0)):  # a signature block names its signer
         out = out[:signed.start()]
     for _ in range(DIVISION_CUTS_MAX):  # a section's heading above its first chapter's: one at a time
