@@ -93,9 +93,28 @@ def preferred_abbreviation(abbreviations: list[str]) -> str | None:
     return next((a for a in abbreviations if a != a.upper()), abbreviations[0] if abbreviations else None)
 
 
+# An act's final and transitional provisions (the source glues them to its last article: knowledge/ingest/corpus.py
+# ``final_provisions``) are one unit of their own, keyed by this number-less "article" and cited by name: "ЦК,
+# Прикінцеві та перехідні положення". One name for every act's: the source does not keep the section's own title.
+FINAL_PROVISIONS = "ПП"
+FINAL_PROVISIONS_NAME = "Прикінцеві та перехідні положення"
+FINAL_PROVISIONS_SEP = ", "
+
+
 def article_ref(act_label: str, article: str) -> str:
-    """The canonical citation form used everywhere: "КЗпП ст. 36"."""
+    """The canonical citation form used everywhere: "КЗпП ст. 36"; "ЦК, Прикінцеві та перехідні положення"."""
+    if article == FINAL_PROVISIONS:
+        return f"{act_label}{FINAL_PROVISIONS_SEP}{FINAL_PROVISIONS_NAME}"
     return f"{act_label} ст. {article}"
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    """"КЗпП ст. 36" -> ("КЗпП", "36"); "ЦК, Прикінцеві та перехідні положення" -> ("ЦК", "ПП")."""
+    tail = f"{FINAL_PROVISIONS_SEP}{FINAL_PROVISIONS_NAME}"
+    if ref.endswith(tail):
+        return ref[:-len(tail)], FINAL_PROVISIONS
+    label, _, article = ref.rpartition(" ст. ")
+    return label, article
 
 
 _SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+|\n+")

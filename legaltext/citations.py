@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from legaltext.chunking import FINAL_PROVISIONS, FINAL_PROVISIONS_NAME, article_ref, split_ref
 from legaltext.lexicon import GENERIC_TITLE_WORDS, NAME_STEM
 from legaltext.text import lemma
 
@@ -26,6 +27,13 @@ _HEAD = re.compile(
     r"(?<![\w.])"
     r"(?P<part>(?:(?:п\.|пункт\w*)\s*\d+\s+)?(?:(?:ч\.|частин\w*)\s*(?:\d+|[^\W\d_]+)\s+)?)"
     r"(?:ст\.(?:\s*ст\.)?|статт\w*|статей)\s*(?P<num>\d+(?:-\d+)?)(?![\w])",
+    re.I,
+)
+# "ЦК, Прикінцеві та перехідні положення", "пункт 2 розділу XV «Прикінцеві положення» цього Закону": an act's final
+# provisions, one unit a citation names without a number (legaltext/chunking.py FINAL_PROVISIONS)
+_FINAL_HEAD = re.compile(
+    r"(?<![\w.])(?P<part>(?:(?:п\.|пункт\w*)\s*\d+(?:-\d+)*\s+)?)(?:(?:розд\.|розділ\w*)\s*[IVXLCІ]+\.?\s+)?«?"
+    r"(?:прикінцев\w*(?:\s+(?:та|і|й)\s+перехідн\w*)?|перехідн\w*|заключн\w*)\s+положен\w*»?",
     re.I,
 )
 _MORE = re.compile(r"(?:\s*,\s*|\s+(?:і|й|та)\s+|\s*[–—]\s*)(\d+(?:-\d+)?)(?![\w])")
@@ -70,11 +78,11 @@ class FoundCitation:
 
     @property
     def article_ref(self) -> str:
-        return f"{self.label} ст. {self.article}" if self.label else f"ст. {self.article}"
+        return article_ref(self.label, self.article) if self.label else self.bare_ref
 
     @property
     def bare_ref(self) -> str:
-        return f"ст. {self.article}"
+        return FINAL_PROVISIONS_NAME if self.article == FINAL_PROVISIONS else f"ст. {self.article}"
 
 
 KEY_CHARS = 3  # a label is looked up by its first (or last) characters
@@ -405,10 +413,13 @@ def _act_after(names: _NameIndex, text: str, pos: int, previous: list[FoundCitat
     return None
 
 
-def _act_before(names: _NameIndex, text: str, start: int, floor: int) -> _Act | None:
-    """The canonical form names the act right before "ст.": "КЗпП ст. 75", "Закон «Про відпустки» ст. 6"."""
+def _act_before(names: _NameIndex, text: str, start: int, floor: int, *, comma: bool = False) -> _Act | None:
+    """The canonical form names the act right before "ст.": "КЗпП ст. 75", "Закон «Про відпустки» ст. 6" — and
+    before a comma ahead of the final provisions: "ЦК, Прикінцеві та перехідні положення"."""
     window_start = max(floor, start - WINDOW)
     before = text[window_start:start].rstrip()
+    if comma and before.endswith(","):
+        before = before[:-1].rstrip()
     before_end = window_start + len(before)
     for label, nreg in names.ending(before):
         begin = before_end - len(label)
@@ -485,13 +496,15 @@ def basis_first(found: list[FoundCitation]) -> list[FoundCitation]:
     return sorted(found, key=lambda c: c.how == "source" or c.in_passing)
 
 
-def split_ref(ref: str) -> tuple[str, str]:
-    """"КЗпП ст. 36" -> ("КЗпП", "36")."""
-    label, _, article = ref.rpartition(" ст. ")
-    return label, article
+def _next_head(text: str, pos: int) -> re.Match[str] | None:
+    """The next mention of an article ("ст. 36") or of an act's final provisions, whichever comes first."""
+    found = [m for m in (_HEAD.search(text, pos), _FINAL_HEAD.search(text, pos)) if m is not None]
+    return min(found, key=lambda m: m.start()) if found else None
 
 
 def _numbers(text: str, m: re.Match[str]) -> tuple[list[str], int]:
+    if m.re is _FINAL_HEAD:
+        return [FINAL_PROVISIONS], m.end()
     nums, end = [m.group("num")], m.end()
     while True:
         more = _MORE.match(text, end)
@@ -516,9 +529,9 @@ def find_citations(text: str, labels: Mapping[str, str], *, titles: Mapping[str,
     out: list[FoundCitation] = []
     consumed = 0  # a name already read as the act of the previous mention is not read again
     pos = 0
-    while (m := _HEAD.search(text, pos)) is not None:
+    while (m := _next_head(text, pos)) is not None:
         nums, nums_end = _numbers(text, m)
-        before = _act_before(names, text, m.start(), consumed)
+        before = _act_before(names, text, m.start(), consumed, comma=m.re is _FINAL_HEAD)
         after = _act_after(names, text, nums_end, out)
         # A known act wins over an unknown one; the canonical form (act first) wins a tie.
         act = next((a for a in (before, after) if a is not None and a.nreg is not None), None)

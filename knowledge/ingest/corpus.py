@@ -4,15 +4,26 @@ and the text each search signal indexes of an article."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from knowledge.ingest.jsonl import IngestError, numbered_lines
-from legaltext.chunking import Article, Chunk, is_placeholder_title, is_repealed_stub, split_text
+from legaltext.chunking import (
+    FINAL_PROVISIONS,
+    FINAL_PROVISIONS_NAME,
+    Article,
+    Chunk,
+    is_placeholder_title,
+    is_repealed_stub,
+    split_text,
+)
 from legaltext.sentences import conduct, meaning_sentences, split_sentences, without_notes
+
+logger = logging.getLogger(__name__)
 
 _TITLE_PREFIX = re.compile(r"^\s*Стаття\s+[0-9A-Za-zІіVX\-]+\.?\s*")
 # The source files cut a twice-inserted number at its first part: КУпАП «Стаття 188-46-1. Незаконне здійснення
@@ -60,6 +71,65 @@ def own_text(text: str) -> str:
     return out if out.strip() else text
 
 
+# The source glues an act's final and transitional provisions onto its last article as well: ЦК ст. 1308 (240
+# characters of its own) ran on for 38,000 with «ПРИКІНЦЕВІ ТА ПЕРЕХІДНІ ПОЛОЖЕННЯ 1. Цей Кодекс набирає чинності…»,
+# and answers cited «Закон … ст. 115» for the pension law's transitional rules — in 25 of the 45 core acts. They
+# start at their heading when the source kept it, else at «1. Цей Закон набирає чинності», else (the procedure codes'
+# transitional provisions, whose heading is lost) at a numbering that starts again with a commencement rule.
+_FINAL_HEADING = re.compile(
+    r"(?m)^[ \t]*(?:(?:Розділ|РОЗДІЛ|Глава|ГЛАВА)[ \t]+[IVXLCІ\d]+\.?[ \t]*\n\s*)?(?:[IVXLCІ]+\.[ \t]*)?"
+    r"(?P<title>(?:ПРИКІНЦЕВІ|ПЕРЕХІДНІ|ЗАКЛЮЧНІ|Прикінцеві|Перехідні|Заключні)"
+    r"(?:[ \t]+(?:ТА|І|та|і)[ \t]+(?:ПЕРЕХІДНІ|ПРИКІНЦЕВІ|перехідні|прикінцеві))?[ \t]+(?:ПОЛОЖЕННЯ|положення))[ \t]*$")
+_IN_FORCE = re.compile(r"(?m)^[ \t]*(?P<n>\d+)\.[ \t]*Цей[ \t]+(?:Закон|Кодекс)[ \t]+набирає[ \t]+чинності")
+_FIRST_ITEM = re.compile(r"(?m)^[ \t]*1\.[ \t]+(?P<line>[^\n]*)")
+# «1. Частина друга статті 172 (…) вводиться в дію …»: a rule on when the act's own parts take effect (a treaty's
+# «1. Порогова вартість … набирає чинності 1 січня» is a rule of its annex, not the act's commencement)
+_COMMENCES = re.compile(r"^(?:Частин\w*|Стат\w*|Пункт\w*|Підпункт\w*|Абзац\w*|Розділ\w*|Положенн\w*)\b.*"
+                        r"(?:набира\w*\s+чинності|вводиться\s+в\s+дію|вводяться\s+в\s+дію)")
+# After final provisions that amend other acts, the source goes on with the amended articles, quoted and numbered as
+# if the act's own (Закон «Про запобігання корупції» «ст. 172-8» is КУпАП's): a record whose number does not follow
+# the last article within this gap is one of those. Without amendments (a budget law's «VI. ПРИКІНЦЕВІ ПОЛОЖЕННЯ» are
+# its own articles 48-64) every record is kept.
+FINAL_PROVISIONS_NEXT_MAX = 3
+_AMENDS = re.compile(r"в\s+такій\s+редакції|такого\s+змісту")
+# A record numbered as a division, not an article, whose first rule is about what stays in force: the
+# Constitution's «Розділ XV Перехідні положення» arrived as «ст. XV», a citation no reader can find
+_DIVISION_NUMBER = re.compile(r"^[IVXLC]+$")
+_IN_FORCE_WORDS = re.compile(r"чинн\w*")
+
+
+def final_provisions(text: str) -> tuple[str, str | None, str | None]:
+    """The article's own text, and the act's final provisions glued after it (their title when the source kept
+    one), or ``(text, None, None)``. Never leaves the article empty."""
+    start, body_start, title = _final_start(text)
+    if start is None or not text[:start].strip() or not text[body_start:].strip():
+        return text, None, None
+    return text[:start].rstrip(), text[body_start:].strip(), title
+
+
+def _final_start(text: str) -> tuple[int | None, int, str | None]:
+    """Where the final provisions start, where their text starts (after the heading) and the heading's title."""
+    heading = _FINAL_HEADING.search(text)
+    if heading is not None:
+        title = heading.group("title")
+        return heading.start(), heading.end(), title[0] + title[1:].lower()
+    in_force = _IN_FORCE.search(text)
+    if in_force is not None:
+        if in_force.group("n") == "1":
+            return in_force.start(), in_force.start(), None
+        restarts = [m.start() for m in _FIRST_ITEM.finditer(text, 0, in_force.start()) if m.start() > 0]
+        return (restarts[-1], restarts[-1], None) if restarts else (None, 0, None)
+    for item in _FIRST_ITEM.finditer(text):
+        if item.start() > 0 and _COMMENCES.match(item.group("line")):
+            return item.start(), item.start(), None
+    return None, 0, None
+
+
+def _leading_number(article: str) -> int | None:
+    found = re.match(r"\d+", article)
+    return int(found.group()) if found else None
+
+
 def _is_title(first: str, rest: str) -> bool:
     """A division's title: its lines end no sentence (a title has no full stop, semicolon or colon at its end)."""
     lines = [first.strip().removeprefix("."), *rest.split("\n")[1:]]
@@ -104,6 +174,9 @@ class _Reading:
     names: dict[str, tuple[str, str | None]]  # case-folded nreg -> the catalog's title and abbreviation
     seen: dict[tuple[str, str], int] = field(default_factory=dict)  # (nreg, article) -> records so far
     live: set[tuple[str, str]] = field(default_factory=set)  # (nreg, article) whose text has been read, not a stub
+    # case-folded nreg -> the number of the article its final provisions follow, when they amend other acts
+    closed: dict[str, int] = field(default_factory=dict)
+    quoted: int = 0  # records skipped as another act's articles quoted in the final provisions
 
     def keeps(self, nreg: str, corpus_id: str) -> bool:
         return self.wanted is None or nreg.lower() in self.wanted or corpus_id.lower() in self.wanted
@@ -121,16 +194,35 @@ class _Reading:
         self.live.add(key)
         return True
 
-    def article(self, rec: dict[str, Any], nreg: str, article: str, text: str) -> Article:
+    def quoted_after_final(self, nreg: str, article: str) -> bool:
+        """Whether this record follows its act's final provisions without continuing its numbering."""
+        last = self.closed.get(nreg.lower())
+        number = _leading_number(article)
+        quoted = last is not None and (number is None or not last < number <= last + FINAL_PROVISIONS_NEXT_MAX)
+        self.quoted += quoted
+        return quoted
+
+    def articles(self, rec: dict[str, Any], nreg: str, article: str, text: str) -> list[Article]:
+        """The record's article, and the act's final provisions as a unit of their own when glued to it."""
         title, abbrev = rec.get("act_title"), rec.get("act_abbrev")
         if is_placeholder_title(title) and nreg.lower() in self.names:
             title, catalog_abbrev = self.names[nreg.lower()]
             abbrev = abbrev or catalog_abbrev
         article, heading = _number_and_heading(article, _heading(rec))
-        text = own_text(text)
-        return Article(act_nreg=nreg, act_title=title or f"Акт {nreg}", act_abbrev=abbrev, article=article,
-                       heading=heading, text=text, url=rec.get("url") or "",
-                       occurrence=self.occurrence(nreg, article), primary=self.primary(nreg, article, text))
+        text, final, final_title = final_provisions(own_text(text))
+        if _DIVISION_NUMBER.match(article) and _IN_FORCE_WORDS.search(text.split("\n", 1)[0]):
+            article, heading = FINAL_PROVISIONS, heading or FINAL_PROVISIONS_NAME
+        own = Article(act_nreg=nreg, act_title=title or f"Акт {nreg}", act_abbrev=abbrev, article=article,
+                      heading=heading, text=text, url=rec.get("url") or "",
+                      occurrence=self.occurrence(nreg, article), primary=self.primary(nreg, article, text))
+        if final is None:
+            return [own]
+        number = _leading_number(article)
+        if number is not None and _AMENDS.search(final):
+            self.closed[nreg.lower()] = number
+        return [own, replace(own, article=FINAL_PROVISIONS, heading=final_title or FINAL_PROVISIONS_NAME, text=final,
+                             occurrence=self.occurrence(nreg, FINAL_PROVISIONS),
+                             primary=self.primary(nreg, FINAL_PROVISIONS, final))]
 
 
 def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,
@@ -147,13 +239,21 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
         nreg = reading.canonical.get(str(corpus_id).lower(), corpus_id)
         if not reading.keeps(nreg, str(corpus_id)) or not text or not text.strip():
             continue
-        yield reading.article(rec, nreg, article, text)
-        n += 1
-        if limit is not None and n >= limit:
-            return
+        if reading.quoted_after_final(nreg, article):
+            continue
+        for unit in reading.articles(rec, nreg, article, text):
+            yield unit
+            n += 1
+            if limit is not None and n >= limit:
+                return
+    if reading.quoted:
+        logger.info("corpus: %d records after their act's final provisions skipped (other acts' articles quoted "
+                    "as amended)", reading.quoted, extra={"quoted_records": reading.quoted})
 
 
 def chunk_header(a: Article) -> str:
+    if a.article == FINAL_PROVISIONS:
+        return f"{a.act_title}. {a.heading or FINAL_PROVISIONS_NAME}."
     return f"{a.act_title}. Стаття {a.article}." + (f" {a.heading}." if a.heading else "")
 
 

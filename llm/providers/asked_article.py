@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from legaltext.citations import split_ref
+from legaltext.chunking import split_ref
 from legaltext.named_acts import named_labels
 from legaltext.references import article_mentions, article_numbers, without_mentions
 

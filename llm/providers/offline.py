@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from html import unescape
 
-from legaltext.chunking import is_repealed_stub
-from legaltext.citations import find_citations, split_ref
+from legaltext.chunking import is_repealed_stub, split_ref
+from legaltext.citations import find_citations
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol, Required, TypedDict
 
-from legaltext.chunking import is_placeholder_title
+from legaltext.chunking import is_placeholder_title, split_ref
 from legaltext.lay_terms import concepts, with_statutory_words
 from legaltext.procedure import Court, code_court, court_of
 from legaltext.sentences import closeness
@@ -205,7 +205,7 @@ NO_RANKS = Ranks()  # the exact and definition channels rank nothing
 
 def _hit(payload: ChunkPayload, score: float, channel: str, step: int, ranks: Ranks = NO_RANKS) -> Hit:
     return Hit(chunk_key=payload["chunk_key"], act_nreg=payload["act_nreg"], act_title=payload["act_title"],
-               act_label=payload.get("act_label") or payload["article_ref"].rsplit(" ст. ", 1)[0],
+               act_label=payload.get("act_label") or split_ref(payload["article_ref"])[0],
                article=payload["article"], article_ref=payload["article_ref"], heading=payload.get("heading"),
                r2_key=payload["r2_key"], ordinal=int(payload.get("ordinal", 0)), score=score, channel=channel,
                step=step, lexical_rank=ranks.lexical, dense_rank=ranks.dense, lexical_lead=ranks.lexical_lead,

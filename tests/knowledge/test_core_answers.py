@@ -85,3 +85,16 @@ def test_over_the_core_acts_a_question_on_law_the_base_lacks_is_answered_as_weak
     assert isinstance(answer, dict)
     assert run["support_level"] == "weak", run
     assert str(answer["text"]).startswith("Зверніть увагу: у базі знань не знайшлося норми"), answer["text"]
+
+
+def test_over_the_core_acts_a_rule_of_the_final_provisions_is_cited_as_them_not_as_the_last_article() -> None:
+    # the rule is in the ЄСВ law's transitional provisions, which the source glues to its last article (ст. 26)
+    run = ask("Я ФОП, мене мобілізували. Чи треба платити ЄСВ за себе, поки служу?")
+    answer = run["answer"]
+    assert isinstance(answer, dict)
+    cited = {(c["act_nreg"], c["article"]): c for c in answer["citations"]}
+    # then the delivered answer (only citations U11 verified survive U12) cites them by name, never the last article
+    final = cited.get(("2464-17", "ПП"))
+    assert final is not None and final["article_ref"].endswith(", Прикінцеві та перехідні положення"), cited
+    assert final["article_ref"] in str(answer["text"]), answer["text"]
+    assert ("2464-17", "26") not in cited, cited

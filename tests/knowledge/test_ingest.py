@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from knowledge import index
-from knowledge.ingest.corpus import own_text, read_articles
+from knowledge.ingest.corpus import final_provisions, own_text, read_articles
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
 
@@ -166,6 +166,92 @@ def test_the_reader_gives_an_article_its_own_text(tmp_path: Path) -> None:
                                 "text": "Патронат припиняється за рішенням суду.\nГлава 20\n\nПАТРОНАТ НАД ДІТЬМИ"},
                                ensure_ascii=False))
     assert [a.text for a in read_articles(path)] == ["Патронат припиняється за рішенням суду."]
+
+
+@pytest.mark.parametrize(("text", "own", "final", "title"), [
+    # the heading the source kept (ЦК ст. 1308), with its chapter's line above it (КЗпП ст. 265)
+    ("1. Спадковий договір може бути розірвано судом.\nПРИКІНЦЕВІ ТА ПЕРЕХІДНІ ПОЛОЖЕННЯ\n1. Цей Кодекс набирає "
+     "чинності з 1 січня 2004 року.", "1. Спадковий договір може бути розірвано судом.",
+     "1. Цей Кодекс набирає чинності з 1 січня 2004 року.", "Прикінцеві та перехідні положення"),
+    ("Сплата штрафу не звільняє від усунення порушень.\nГлава XIX\n\nПРИКІНЦЕВІ ПОЛОЖЕННЯ\n1. Під час дії карантину "
+     "строки продовжуються.", "Сплата штрафу не звільняє від усунення порушень.",
+     "1. Під час дії карантину строки продовжуються.", "Прикінцеві положення"),
+    # no heading: the commencement rule opens them (Закон про пенсійне страхування ст. 115)
+    ("1. Право на дострокову пенсію мають матері п'ятьох дітей.\n2. Пенсія виплачується з фонду.\n1. Цей Закон "
+     "набирає чинності з 1 січня 2004 року.\n2. Кабінету Міністрів підготувати акти.",
+     "1. Право на дострокову пенсію мають матері п'ятьох дітей.\n2. Пенсія виплачується з фонду.",
+     "1. Цей Закон набирає чинності з 1 січня 2004 року.\n2. Кабінету Міністрів підготувати акти.", None),
+    # the commencement rule is their twelfth item: they open where the numbering starts again (280/97-ВР ст. 80)
+    ("1. Повноваження комітету припиняються достроково.\n1. Положення цього Закону є основою для інших актів.\n"
+     "12. Цей Закон набирає чинності з дня його опублікування.", "1. Повноваження комітету припиняються достроково.",
+     "1. Положення цього Закону є основою для інших актів.\n12. Цей Закон набирає чинності з дня його "
+     "опублікування.", None),
+    # a procedure code's transitional provisions, heading lost: a new numbering with a commencement rule (ЦПК ст. 502)
+    ("1. Судове доручення виконується консулом.\n2. Застосовується процесуальний закон України.\n1. Частина друга "
+     "статті 172 вводиться в дію з дня запуску реєстру.", "1. Судове доручення виконується консулом.\n"
+     "2. Застосовується процесуальний закон України.", "1. Частина друга статті 172 вводиться в дію з дня запуску "
+     "реєстру.", None),
+], ids=["heading", "chapter-heading", "commencement", "twelfth-item", "procedure-code"])
+def test_an_acts_final_provisions_are_cut_from_its_last_article(text: str, own: str, final: str,
+                                                                 title: str | None) -> None:
+    assert final_provisions(text) == (own, final, title)
+
+
+@pytest.mark.parametrize("text", [
+    # a note that numbers its own items (КК ст. 289), not a commencement rule
+    "1. Незаконне заволодіння транспортним засобом карається штрафом.\nПримітка.\n1. Під незаконним заволодінням "
+    "слід розуміти вчинене умисно.",
+    # the source numbered them as the act's article (389-19 ст. 28 «Прикінцеві положення»): nothing else to cut from
+    "1. Цей Закон набирає чинності з дня, наступного за днем його опублікування.\n2. Кабінету Міністрів України "
+    "привести свої акти у відповідність.",
+    "Прикінцеві положення\n1. Цей Закон набирає чинності.",  # a heading with no article text above it
+    # a treaty annex's own rule on when a figure takes effect (124_001-23), not the act's commencement
+    "Додаток 11-B.7: Формула коригування\n1. Порогова вартість переглядається раз на два роки, і відкориговане "
+    "значення набирає чинності 1 січня кожного року.",
+], ids=["note", "numbered-by-the-act", "heading-first", "annex-rule"])
+def test_an_article_without_final_provisions_is_kept_whole(text: str) -> None:
+    assert final_provisions(text) == (text, None, None)
+
+
+def test_the_reader_gives_final_provisions_a_unit_and_skips_the_articles_they_quote(tmp_path: Path) -> None:
+    # given an act whose last article carries its final provisions, which quote another act's amended article
+    rows = [("72", "Міжнародне співробітництво здійснюється відповідно до договорів."),
+            ("73", "Повернення коштів здійснюється за рішенням суду.\n1. Цей Закон набирає чинності з дня його "
+                   "опублікування.\n2. Кодекс про адміністративні правопорушення доповнити статтею 172-5 такого "
+                   "змісту:"),
+            ("172-5", "Порушення обмежень щодо одержання подарунків тягне за собою накладення штрафу."),
+            ("74", "Стаття, що продовжує нумерацію акта, лишається його статтею.")]
+    path = tmp_path / "final.jsonl"
+    path.write_text("\n".join(json.dumps({"act_nreg": "1700-18", "act_title": "Про запобігання корупції",
+                                          "article": n, "text": t}, ensure_ascii=False) for n, t in rows))
+    got = [(a.article, a.heading, a.text[:40], a.article_ref) for a in read_articles(path)]
+    assert got == [
+        ("72", None, "Міжнародне співробітництво здійснюється ", "Закон «Про запобігання корупції» ст. 72"),
+        ("73", None, "Повернення коштів здійснюється за рішенн", "Закон «Про запобігання корупції» ст. 73"),
+        ("ПП", "Прикінцеві та перехідні положення", "1. Цей Закон набирає чинності з дня його",
+         "Закон «Про запобігання корупції», Прикінцеві та перехідні положення"),
+        ("74", None, "Стаття, що продовжує нумерацію акта, лиш", "Закон «Про запобігання корупції» ст. 74")]
+
+
+def test_final_provisions_that_amend_nothing_keep_the_articles_after_them(tmp_path: Path) -> None:
+    # a budget law: its «VI. ПРИКІНЦЕВІ ПОЛОЖЕННЯ» are its own articles, glued to one record and then numbered apart
+    rows = [("7", "Встановити субвенцію.\nVI. ПРИКІНЦЕВІ ПОЛОЖЕННЯ\nСтаття 48. Заборонити бартер."),
+            ("55", "Зупинити на 2002 рік дію частини третьої статті 6.")]
+    act = {"act_nreg": "2905-14", "act_title": "Про Державний бюджет України на 2002 рік"}
+    path = tmp_path / "budget.jsonl"
+    path.write_text("\n".join(json.dumps({**act, "article": n, "text": t}, ensure_ascii=False) for n, t in rows))
+    assert [(a.article, a.heading) for a in read_articles(path)] == [
+        ("7", None), ("ПП", "Прикінцеві положення"), ("55", None)]
+
+
+def test_a_division_numbered_as_an_article_is_the_acts_final_provisions(tmp_path: Path) -> None:
+    # the Constitution's «Розділ XV Перехідні положення» arrives as «ст. XV»
+    path = tmp_path / "xv.jsonl"
+    act = {"act_nreg": "254к/96-ВР", "act_title": "Конституція України", "act_abbrev": "КУ"}
+    path.write_text("\n".join(json.dumps({**act, "article": n, "text": t}, ensure_ascii=False) for n, t in [
+        ("XV", "1. Закони, прийняті до набуття чинності цією Конституцією, є чинними у частині, що не суперечить їй."),
+        ("XIV", "Закон про внесення змін до Конституції приймається двома третинами.")]))
+    assert [a.article_ref for a in read_articles(path)] == ["КУ, Прикінцеві та перехідні положення", "КУ ст. XIV"]
 
 
 def test_the_number_means_its_first_live_record(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from engine.ports import QdrantSearchPort
 from knowledge import index
 from knowledge.embed_cache import SENTENCES, VectorCache
 from knowledge.embeddings import default_embedder
-from knowledge.ingest.corpus import article_sentences
+from knowledge.ingest.corpus import article_sentences, read_articles
 from knowledge.ingest.jsonl import IngestError
 from knowledge.ingest.laws import laws_ingest
 from knowledge.ingest.lay_questions import lay_questions, questions_for, questions_of, read_lay_questions
@@ -95,8 +95,9 @@ def test_an_articles_questions_follow_its_own_sentences() -> None:
 
 
 def _core_articles() -> dict[tuple[str, str], dict[str, Any]]:
-    return {(rec["act_nreg"].lower(), str(rec["article"])): rec
-            for rec in map(json.loads, gzip.open(CORPUS_DIR / "core_articles.jsonl.gz", "rt", encoding="utf-8"))}
+    """The units ingest indexes (an act's final provisions among them, «ПП»), as {"article_heading": …}."""
+    return {(a.act_nreg.lower(), a.article): {"article_heading": a.heading}
+            for a in read_articles(CORPUS_DIR / "core_articles.jsonl.gz")}
 
 
 def test_the_shipped_questions_name_articles_of_the_core_corpus() -> None:

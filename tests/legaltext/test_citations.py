@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from legaltext import citations
+from legaltext.chunking import article_ref, split_ref
 from legaltext.citations import find_citations
 
 LABELS = {"КЗпП": "322-08", "Закон «Про відпустки»": "504/96-ВР", "ЦК": "435-15"}
@@ -22,6 +23,12 @@ CITATIONS = [
     pytest.param("Згідно з ЦК ст. 15 та КЗпП ст. 75.", [("ЦК ст. 15", "435-15", "15"), ("КЗпП ст. 75", "322-08", "75")],
                  id="two-in-order"),
     pytest.param("У питанні немає жодного посилання.", [], id="none"),
+    # an act's final provisions: cited by name, keyed "ПП" (legaltext/chunking.py FINAL_PROVISIONS)
+    pytest.param("Кодекс набрав чинності 1 січня 2004 року (ЦК, Прикінцеві та перехідні положення).",
+                 [("ЦК, Прикінцеві та перехідні положення", "435-15", "ПП")], id="final-provisions"),
+    pytest.param("Див. пункт 2 Прикінцевих положень КЗпП і КЗпП ст. 75.",
+                 [("КЗпП, Прикінцеві та перехідні положення", "322-08", "ПП"), ("КЗпП ст. 75", "322-08", "75")],
+                 id="final-provisions-genitive-act-after"),
 ]
 
 
@@ -107,3 +114,22 @@ def test_evidence_over_catalog_binds_as_one_mapping_built_evidence_first(
     text = " ".join(parts)
     kw = {"titles": titles} if with_titles else {}
     assert find_citations(text, layered, **kw) == find_citations(text, merged, **kw)
+
+
+def test_final_provisions_named_without_an_act_bind_by_the_evidence() -> None:
+    # given one act's final provisions among the evidence
+    evidence = ["ЦК, Прикінцеві та перехідні положення", "КЗпП ст. 75"]
+    # when the answer names them without the act
+    found = find_citations("Це передбачено перехідними положеннями.", LABELS, evidence=evidence)
+    # then they are that act's
+    assert [(c.article_ref, c.act_nreg, c.how) for c in found] == [
+        ("ЦК, Прикінцеві та перехідні положення", "435-15", "evidence")]
+
+
+@pytest.mark.parametrize("ref", ["КЗпП ст. 75", "Закон «Про відпустки», Прикінцеві та перехідні положення",
+                                 "ЦК ст. 1308"])
+def test_a_canonical_ref_splits_and_reads_back_as_itself(ref: str) -> None:
+    label, article = split_ref(ref)
+    assert article_ref(label, article) == ref
+    [found] = find_citations(f"Так сказано ({ref}).", LABELS)
+    assert (found.article_ref, found.article) == (ref, article)
