@@ -496,10 +496,29 @@ def basis_first(found: list[FoundCitation]) -> list[FoundCitation]:
     return sorted(found, key=lambda c: c.how == "source" or c.in_passing)
 
 
-def _next_head(text: str, pos: int) -> re.Match[str] | None:
-    """The next mention of an article ("ст. 36") or of an act's final provisions, whichever comes first."""
-    found = [m for m in (_HEAD.search(text, pos), _FINAL_HEAD.search(text, pos)) if m is not None]
-    return min(found, key=lambda m: m.start()) if found else None
+class _Heads:
+    """The next mention of an article ("ст. 36") or of an act's final provisions, whichever comes first. Each
+    pattern's last match is kept until the reading passes it: searching both from every mention again rescanned the
+    rest of the text for the rarer one each time (a 136,000-character text of 4,000 mentions took 11 s, not 0.1)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.last: dict[re.Pattern[str], re.Match[str] | None] = {}
+        self.searches = 0
+
+    def _from(self, pattern: re.Pattern[str], pos: int) -> re.Match[str] | None:
+        if pattern in self.last:
+            kept = self.last[pattern]
+            if kept is None or kept.start() >= pos:
+                return kept
+        found = pattern.search(self.text, pos)
+        self.searches += 1
+        self.last[pattern] = found
+        return found
+
+    def next(self, pos: int) -> re.Match[str] | None:
+        found = [m for m in (self._from(_HEAD, pos), self._from(_FINAL_HEAD, pos)) if m is not None]
+        return min(found, key=lambda m: m.start()) if found else None
 
 
 def _numbers(text: str, m: re.Match[str]) -> tuple[list[str], int]:
@@ -529,7 +548,8 @@ def find_citations(text: str, labels: Mapping[str, str], *, titles: Mapping[str,
     out: list[FoundCitation] = []
     consumed = 0  # a name already read as the act of the previous mention is not read again
     pos = 0
-    while (m := _next_head(text, pos)) is not None:
+    heads = _Heads(text)
+    while (m := heads.next(pos)) is not None:
         nums, nums_end = _numbers(text, m)
         before = _act_before(names, text, m.start(), consumed, comma=m.re is _FINAL_HEAD)
         after = _act_after(names, text, nums_end, out)

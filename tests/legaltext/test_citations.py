@@ -133,3 +133,14 @@ def test_a_canonical_ref_splits_and_reads_back_as_itself(ref: str) -> None:
     assert article_ref(label, article) == ref
     [found] = find_citations(f"Так сказано ({ref}).", LABELS)
     assert (found.article_ref, found.article) == (ref, article)
+
+
+def test_the_reader_searches_for_the_rarer_mention_once_not_from_every_mention() -> None:
+    # given 1,000 article mentions and no mention of final provisions
+    text = "Працівник має право (КЗпП ст. 5). " * 1000
+    heads = citations._Heads(text)
+    pos, found = 0, 0
+    while (m := heads.next(pos)) is not None:
+        found, pos = found + 1, m.end()
+    # then each mention is one search for the next article, and the final provisions were looked for once
+    assert found == 1000 and heads.searches <= 1000 + 2
