@@ -227,15 +227,19 @@ class _Reading:
 
 def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None = None,
                   canonical: dict[str, str] | None = None,
-                  names: dict[str, tuple[str, str | None]] | None = None) -> Iterator[Article]:
+                  names: dict[str, tuple[str, str | None]] | None = None,
+                  read: list[int] | None = None) -> Iterator[Article]:
     """Stream articles from the corpus JSONL (core or scale format) without holding the file in memory.
     ``canonical`` maps a corpus id that is not an nreg ("ЗУ ЕК", case-folded) to the act's nreg (1089-20);
     ``names`` gives the catalog's title and abbreviation of an act (by case-folded nreg) for records that carry a
-    placeholder title."""
+    placeholder title. ``read`` (a one-item counter), when given, counts the file's records as they are read: a
+    record can give two units (an article and its act's final provisions) or none, so progress counts records."""
     reading = _Reading({a.lower() for a in acts} if acts else None, canonical or {}, names or {})
     n = 0
     for lineno, line in numbered_lines(path):
         rec, corpus_id, article, text = _record(path, lineno, line)
+        if read is not None:
+            read[0] += 1
         nreg = reading.canonical.get(str(corpus_id).lower(), corpus_id)
         if not reading.keeps(nreg, str(corpus_id)) or not text or not text.strip():
             continue

@@ -244,21 +244,24 @@ def laws_ingest(
     tally = _Tally()
     report = tally.report
     total = count_lines(path) if show_progress and limit is None and acts is None else None
-    progress = Progress("ingest_laws articles", total=total or limit) if show_progress else None
+    progress = Progress("ingest_laws records", total=total or limit) if show_progress else None
     # The catalog's nregs for corpus ids; an ingest told to leave the catalog alone reads none of it either.
     canonical = act_corpus_ids() if update_catalog else {}
     names = act_names() if update_catalog else {}
     forgot = _forget_corpus_ids(target, canonical)
-    articles = read_articles(path, acts=acts, limit=limit, canonical=canonical, names=names)
+    read = [0]  # the file's records so far (a record gives an article and may give its act's final provisions)
+    articles = read_articles(path, acts=acts, limit=limit, canonical=canonical, names=names, read=read)
     for batch in _article_batches(_chunked(articles, target, tally), batch_size or settings.EMBED_BATCH_SIZE):
         _ingest_batch(target, batch, report)
         if progress:
-            progress.advance(len(batch), note=f"chunks={report.chunks} new={report.upserted}")
+            progress.advance(read[0] - progress.done, note=f"articles={report.articles} chunks={report.chunks} "
+                                                          f"new={report.upserted}")
         if max_batches is not None and report.batches >= max_batches:
             report.stopped_early = True
             break
     if progress:
-        report.seconds = progress.finish(note=f"chunks={report.chunks} new={report.upserted}")
+        report.seconds = progress.finish(note=f"articles={report.articles} chunks={report.chunks} "
+                                              f"new={report.upserted}")
     _refresh_shards(target, chunks_changed=forgot or report.upserted > 0, terms_changed=forgot or report.terms > 0)
     if report.articles == 0:
         raise IngestError(f"no articles read from {path}" + (f" for acts {sorted(acts)}" if acts else ""))
