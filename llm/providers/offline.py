@@ -35,6 +35,9 @@ MAX_QUOTES = 4  # the lead and the details together
 # A detail must weigh at least this share of the lead's score: the fourth-ranked article that shares one common
 # word with the question is not part of the answer (the old writer quoted the top three whatever they said).
 DETAIL_MIN_SHARE = 0.35
+# U4's first article is quoted among the details when the weighing left it out and its best sentence weighs this share
+# of the lead's (bench/writer_replay.py: dev unchanged, test +2 and fresh +1 answers citing a gold article)
+FIRST_SOURCE_MIN_SHARE = 0.2
 CLIP_CHARS = 400
 
 _SOURCE = re.compile(r'<source ref="(?P<ref>[^"]*)"(?: kind="(?P<kind>[^"]*)")?[^>]*>\n(?P<body>.*?)\n</source>',
@@ -664,7 +667,21 @@ def _choose(quotes: list[_Quote]) -> list[_Quote]:
             continue  # an opening completed by the item already chosen
         chosen.append(q)
         per_source[q.ref] += 1
-    return chosen
+    return _with_first_source(chosen, quotes)
+
+
+def _with_first_source(chosen: list[_Quote], quotes: list[_Quote]) -> list[_Quote]:
+    """U4's first article, quoted by its best sentence among the details when the weighing left it out but that
+    sentence still weighs ``FIRST_SOURCE_MIN_SHARE`` of the lead."""
+    best = next((q for q in quotes if q.rank == 0), None)
+    if not FIRST_SOURCE_MIN_SHARE or not chosen or best is None or any(best.ref in c.refs for c in chosen):
+        return chosen
+    lead = chosen[0]
+    if best.score - best.bonus < FIRST_SOURCE_MIN_SHARE * (lead.score - lead.bonus):
+        return chosen
+    if len(chosen) >= MAX_QUOTES:
+        return chosen
+    return [*chosen, _completed(best, quotes)]
 
 
 @dataclass
