@@ -224,7 +224,9 @@ def test_the_reader_gives_final_provisions_a_unit_and_skips_the_articles_they_qu
     path = tmp_path / "final.jsonl"
     path.write_text("\n".join(json.dumps({"act_nreg": "1700-18", "act_title": "Про запобігання корупції",
                                           "article": n, "text": t}, ensure_ascii=False) for n, t in rows))
-    got = [(a.article, a.heading, a.text[:40], a.article_ref) for a in read_articles(path)]
+    read = [0]
+    got = [(a.article, a.heading, a.text[:40], a.article_ref) for a in read_articles(path, read=read)]
+    assert read == [4]  # progress counts the file's four records: one gave two units, one none
     assert got == [
         ("72", None, "Міжнародне співробітництво здійснюється ", "Закон «Про запобігання корупції» ст. 72"),
         ("73", None, "Повернення коштів здійснюється за рішенн", "Закон «Про запобігання корупції» ст. 73"),
