@@ -22,6 +22,7 @@ from legaltext.chunking import (
     split_text,
 )
 from legaltext.sentences import conduct, meaning_sentences, split_sentences, without_notes
+from legaltext.text import words
 
 logger = logging.getLogger(__name__)
 
@@ -87,10 +88,14 @@ _FIRST_ITEM = re.compile(r"(?m)^[ \t]*1\.[ \t]+(?P<line>[^\n]*)")
 _COMMENCES = re.compile(r"^(?:Частин\w*|Стат\w*|Пункт\w*|Підпункт\w*|Абзац\w*|Розділ\w*|Положенн\w*)\b.*"
                         r"(?:набира\w*\s+чинності|вводиться\s+в\s+дію|вводяться\s+в\s+дію)")
 # After final provisions that amend other acts, the source goes on with the amended articles, quoted and numbered as
-# if the act's own (Закон «Про запобігання корупції» «ст. 172-8» is КУпАП's): a record whose number does not follow
-# the last article within this gap is one of those. Without amendments (a budget law's «VI. ПРИКІНЦЕВІ ПОЛОЖЕННЯ» are
-# its own articles 48-64) every record is kept.
+# if the act's own (Закон «Про запобігання корупції» «ст. 172-5» is КУпАП's): a record that does not continue the
+# act's numbering (within this gap of its last article) and that another act read before holds under the same number
+# and heading (one that names its subject) is one of those. A quoted article no act of the file holds stays (the scale
+# file's amending laws are often the only copy of the text they set out, and its evaluation keys them so); so does
+# every record after final provisions that amend nothing (a budget law's «VI. ПРИКІНЦЕВІ ПОЛОЖЕННЯ» are its own
+# articles 48-64).
 FINAL_PROVISIONS_NEXT_MAX = 3
+QUOTED_HEADING_MIN_WORDS = 4  # «Визначення термінів», «Сфера дії Закону» are many acts' article 1 or 2: no evidence
 _AMENDS = re.compile(r"в\s+такій\s+редакції|такого\s+змісту")
 # A record numbered as a division, not an article, whose first rule is about what stays in force: the
 # Constitution's «Розділ XV Перехідні положення» arrived as «ст. XV», a citation no reader can find
@@ -176,6 +181,7 @@ class _Reading:
     live: set[tuple[str, str]] = field(default_factory=set)  # (nreg, article) whose text has been read, not a stub
     # case-folded nreg -> the number of the article its final provisions follow, when they amend other acts
     closed: dict[str, int] = field(default_factory=dict)
+    held: dict[tuple[str, str], str] = field(default_factory=dict)  # (number, heading) -> the first act holding it
     quoted: int = 0  # records skipped as another act's articles quoted in the final provisions
 
     def keeps(self, nreg: str, corpus_id: str) -> bool:
@@ -194,21 +200,30 @@ class _Reading:
         self.live.add(key)
         return True
 
-    def quoted_after_final(self, nreg: str, article: str) -> bool:
-        """Whether this record follows its act's final provisions without continuing its numbering."""
-        last = self.closed.get(nreg.lower())
+    def quoted_elsewhere(self, nreg: str, article: str, heading: str | None) -> bool:
+        """Whether this record is another act's article, quoted after its act's final provisions (above)."""
+        named = words(heading or "")
+        act, key = nreg.lower(), (article, " ".join(named))
+        holder = self.held.setdefault(key, act) if len(named) >= QUOTED_HEADING_MIN_WORDS else None
+        last = self.closed.get(act)
+        if last is None or holder in (None, act):
+            return False
         number = _leading_number(article)
-        quoted = last is not None and (number is None or not last < number <= last + FINAL_PROVISIONS_NEXT_MAX)
-        self.quoted += quoted
-        return quoted
+        if number is not None and last < number <= last + FINAL_PROVISIONS_NEXT_MAX:
+            return False
+        self.quoted += 1
+        return True
 
     def articles(self, rec: dict[str, Any], nreg: str, article: str, text: str) -> list[Article]:
-        """The record's article, and the act's final provisions as a unit of their own when glued to it."""
+        """The record's article, and the act's final provisions as a unit of their own when glued to it; nothing
+        for another act's article quoted after them."""
         title, abbrev = rec.get("act_title"), rec.get("act_abbrev")
         if is_placeholder_title(title) and nreg.lower() in self.names:
             title, catalog_abbrev = self.names[nreg.lower()]
             abbrev = abbrev or catalog_abbrev
         article, heading = _number_and_heading(article, _heading(rec))
+        if self.quoted_elsewhere(nreg, article, heading):
+            return []
         text, final, final_title = final_provisions(own_text(text))
         if _DIVISION_NUMBER.match(article) and _IN_FORCE_WORDS.search(text.split("\n", 1)[0]):
             article, heading = FINAL_PROVISIONS, heading or FINAL_PROVISIONS_NAME
@@ -242,8 +257,6 @@ def read_articles(path: Path, *, acts: set[str] | None = None, limit: int | None
             read[0] += 1
         nreg = reading.canonical.get(str(corpus_id).lower(), corpus_id)
         if not reading.keeps(nreg, str(corpus_id)) or not text or not text.strip():
-            continue
-        if reading.quoted_after_final(nreg, article):
             continue
         for unit in reading.articles(rec, nreg, article, text):
             yield unit

@@ -214,25 +214,32 @@ def test_an_article_without_final_provisions_is_kept_whole(text: str) -> None:
 
 
 def test_the_reader_gives_final_provisions_a_unit_and_skips_the_articles_they_quote(tmp_path: Path) -> None:
-    # given an act whose last article carries its final provisions, which quote another act's amended article
-    rows = [("72", "Міжнародне співробітництво здійснюється відповідно до договорів."),
-            ("73", "Повернення коштів здійснюється за рішенням суду.\n1. Цей Закон набирає чинності з дня його "
-                   "опублікування.\n2. Кодекс про адміністративні правопорушення доповнити статтею 172-5 такого "
-                   "змісту:"),
-            ("172-5", "Порушення обмежень щодо одержання подарунків тягне за собою накладення штрафу."),
-            ("74", "Стаття, що продовжує нумерацію акта, лишається його статтею.")]
+    # given КУпАП's article, then an act whose last article carries final provisions that amend КУпАП, quoted after
+    # them under the act's own number; then an article of another act no one holds, and one continuing the numbering
+    rows = [("80731-10", "172-5", "Порушення встановлених законом обмежень щодо одержання подарунків",
+             "Порушення встановлених законом обмежень щодо одержання подарунків тягне за собою штраф."),
+            ("1700-18", "72", None, "Міжнародне співробітництво здійснюється відповідно до договорів."),
+            ("1700-18", "73", None, "Повернення коштів здійснюється за рішенням суду.\n1. Цей Закон набирає чинності "
+             "з дня його опублікування.\n2. Кодекс про адміністративні правопорушення доповнити статтею 172-5 "
+             "такого змісту:"),
+            ("1700-18", "172-5", "Порушення встановлених законом обмежень щодо одержання подарунків",
+             "Порушення обмежень щодо одержання подарунків тягне за собою накладення штрафу."),
+            ("1700-18", "121-4", "Заміна сторони виконавчого провадження у господарському процесі",
+             "Господарський суд замінює сторону виконавчого провадження її правонаступником."),
+            ("1700-18", "74", None, "Стаття, що продовжує нумерацію акта, лишається його статтею.")]
     path = tmp_path / "final.jsonl"
-    path.write_text("\n".join(json.dumps({"act_nreg": "1700-18", "act_title": "Про запобігання корупції",
-                                          "article": n, "text": t}, ensure_ascii=False) for n, t in rows))
+    path.write_text("\n".join(json.dumps({"act_nreg": nreg, "act_title": "Про запобігання корупції", "article": n,
+                                          "article_heading": h, "text": t}, ensure_ascii=False)
+                               for nreg, n, h, t in rows))
     read = [0]
-    got = [(a.article, a.heading, a.text[:40], a.article_ref) for a in read_articles(path, read=read)]
-    assert read == [4]  # progress counts the file's four records: one gave two units, one none
-    assert got == [
-        ("72", None, "Міжнародне співробітництво здійснюється ", "Закон «Про запобігання корупції» ст. 72"),
-        ("73", None, "Повернення коштів здійснюється за рішенн", "Закон «Про запобігання корупції» ст. 73"),
-        ("ПП", "Прикінцеві та перехідні положення", "1. Цей Закон набирає чинності з дня його",
-         "Закон «Про запобігання корупції», Прикінцеві та перехідні положення"),
-        ("74", None, "Стаття, що продовжує нумерацію акта, лиш", "Закон «Про запобігання корупції» ст. 74")]
+    got = [(a.act_nreg, a.article) for a in read_articles(path, read=read)]
+    assert read == [6]  # progress counts the file's six records: one gave two units, one none
+    # КУпАП's article quoted is skipped; one no act of the file holds stays (it may be the only copy of its text)
+    assert got == [("80731-10", "172-5"), ("1700-18", "72"), ("1700-18", "73"), ("1700-18", "ПП"),
+                   ("1700-18", "121-4"), ("1700-18", "74")]
+    final = next(a for a in read_articles(path) if a.article == "ПП")
+    assert final.article_ref == "Закон «Про запобігання корупції», Прикінцеві та перехідні положення"
+    assert (final.heading, final.text[:20]) == ("Прикінцеві та перехідні положення", "1. Цей Закон набирає")
 
 
 def test_final_provisions_that_amend_nothing_keep_the_articles_after_them(tmp_path: Path) -> None:
