@@ -35,8 +35,9 @@ MAX_QUOTES = 4  # the lead and the details together
 # A detail must weigh at least this share of the lead's score: the fourth-ranked article that shares one common
 # word with the question is not part of the answer (the old writer quoted the top three whatever they said).
 DETAIL_MIN_SHARE = 0.35
-# U4's first article is quoted among the details when the weighing left it out and its best sentence weighs this share
-# of the lead's (bench/writer_replay.py: dev unchanged, test +2 and fresh +1 answers citing a gold article)
+# U4's first article is quoted among the details when the weighing left it out, its best sentence weighs this share
+# of the lead's and the quotes and sources have room (bench/writer_replay.py: dev unchanged, test and fresh +1 answer
+# citing a gold article each)
 FIRST_SOURCE_MIN_SHARE = 0.2
 CLIP_CHARS = 400
 
@@ -679,7 +680,7 @@ def _with_first_source(chosen: list[_Quote], quotes: list[_Quote]) -> list[_Quot
     lead = chosen[0]
     if best.score - best.bonus < FIRST_SOURCE_MIN_SHARE * (lead.score - lead.bonus):
         return chosen
-    if len(chosen) >= MAX_QUOTES:
+    if len(chosen) >= MAX_QUOTES or len({c.ref for c in chosen}) >= MAX_SOURCES:
         return chosen
     return [*chosen, _completed(best, quotes)]
 
