@@ -1,11 +1,14 @@
 """Article references as people write them in a question: «ст. 40 КЗпП», «ст 40» and «ст.40» (the dot left out or
-the space), «статті 36 та 40», «ч. 2 ст. 40», and the number first: «40 стаття», «40-ва стаття». Pure; read by U2
+the space), «статті 36 та 40», «ч. 2 ст. 40», the number first: «40 стаття», «40-ва стаття», and an act's
+«прикінцеві та перехідні положення». Pure; read by U2
 (which binds each to the act named beside it) and by the offline writer (which answers with the article named)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from legaltext.chunking import FINAL_PROVISIONS
 
 _NUM = r"[0-9]+(?:[-‑–][0-9]+)?"  # ASCII digits: «ст. ٤٠» is no article number the law prints
 # «статті 36, 38 і 40»: up to MORE_NUMBERS_MAX numbers more after the first
@@ -20,6 +23,13 @@ _AFTER = re.compile(
 _BEFORE = re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:[-‑–]?(?:а|я|ва|тя|ма|ша|ї|ої))?\s+статт(?:я|і|ю|ею)(?![\w])",
                      re.I)
 
+
+# An act's final and transitional provisions are one unit of their own (legaltext/chunking.py FINAL_PROVISIONS),
+# named in a question by words, not a number: «у перехідних положеннях Закону про ЄСВ», «прикінцеві та перехідні
+# положення Податкового кодексу», «прикінцеві положення». Read as a reference to that unit, so U2 binds it to the act
+# named beside it and U4 fetches it like any named article.
+_FINAL = re.compile(r"(?<![\w])(?:прикінцев[а-яії]*\s+(?:(?:та|і|й)\s+перехідн[а-яії]*\s+)?|перехідн[а-яії]*\s+)"
+                    r"положен[а-яії]*(?![\w])", re.I)
 
 _ORDINALS = {"перш": "1", "друг": "2", "трет": "3", "четверт": "4", "п'ят": "5", "шост": "6", "сьом": "7",
              "восьм": "8", "дев'ят": "9", "десят": "10"}
@@ -62,6 +72,7 @@ def article_mentions(text: str) -> list[ArticleMention]:
     for m in _BEFORE.finditer(text):
         if not any(s < m.end() and m.start() < e for s, e in taken):
             found.append(ArticleMention((_number(m.group("num")),), None, m.start(), m.end(), m.group(0)))
+    found += [ArticleMention((FINAL_PROVISIONS,), None, m.start(), m.end(), m.group(0)) for m in _FINAL.finditer(text)]
     return sorted(found, key=lambda f: f.start)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from html import unescape
 
-from legaltext.chunking import is_repealed_stub, split_ref
+from legaltext.chunking import FINAL_PROVISIONS, is_repealed_stub, split_ref
 from legaltext.citations import find_citations
 from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
@@ -729,6 +729,12 @@ def _read(messages: list[Message], joined: str) -> _Prompt:
         gaps=list(_GAP.finditer(joined)))
 
 
+def _absent_name(number: str) -> str:
+    """What the absent-article note calls the unit: an act's final provisions have a name, not a number (and not
+    their printed name, which U11 would read as a citation)."""
+    return "прикінцевих і перехідних норм акта" if number == FINAL_PROVISIONS else f"статті під номером {number}"
+
+
 def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[str]:
     if not prompt.sources:
         line = "У базі знань не знайдено норм, які відповідають на це питання; відповідь без джерел я не надаю."
@@ -740,7 +746,7 @@ def _law_lines(prompt: _Prompt, chosen: list[_Quote], keep: set[str]) -> list[st
     absent = absent_articles(prompt.question, prompt.allowed)
     opener = "Пов'язані норми, які є в базі знань" if prompt.gaps or absent else "Коротко"
     # worded so that no citation can be read from it: U11 would find an article the evidence does not hold
-    notes = [f"Зверніть увагу: статті під номером {num} ({label}) серед знайдених норм немає, тому нижче — лише "
+    notes = [f"Зверніть увагу: {_absent_name(num)} ({label}) серед знайдених норм немає, тому нижче — лише "
              "пов'язані норми." for label, num in absent]
     lines = [*notes, f"{opener}: {_quoted(chosen[0], keep)} ({'; '.join(chosen[0].refs)})."]
     details = sorted(chosen[1:], key=lambda q: (q.rank, q.pos))

@@ -99,6 +99,11 @@ def test_explicit_article_references_are_extracted(question: str, expected: list
                      id="each-ref-binds-its-own-act"),
         pytest.param("Скільки днів дає ст. 6 Закону «Про відпустки»?", [("6", "504/96-ВР")],
                      id="pro-law-title-after-ref"),
+        # an act's final provisions are one unit (legaltext/chunking.py FINAL_PROVISIONS), fetched like an article
+        pytest.param("Що сказано в перехідних положеннях закону про мобілізацію?", [("ПП", "3543-12")],
+                     id="final-provisions-then-act"),
+        pytest.param("Цивільний кодекс, прикінцеві та перехідні положення: що там про позовну давність?",
+                     [("ПП", "435-15")], id="act-then-final-provisions"),
     ],
 )
 def test_an_act_named_right_after_a_reference_binds_it(question: str, expected: list[tuple[str, str]]) -> None:
