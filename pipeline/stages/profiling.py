@@ -10,6 +10,7 @@ from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
 from legaltext.references import article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
+from pipeline.stages.planning import CONSTITUTION_NREG
 
 # Each article a question names is one exact search in U4: a question that names hundreds («ст.1 ст.2 … ст.560»,
 # within the 4,000 characters) planned hundreds of searches. The first ARTICLE_REFS_MAX are searched.
@@ -67,6 +68,13 @@ class _CueIndex:
         return sorted({i for w in words_ for i in self.first_words.get(w, ())})
 
 
+# «Основний Закон» is the Constitution's other name (its ст. 160 day: «день прийняття Основного Закону»); two
+# words, so no catalog alias holds it (a one-word form would make «основна відпустка» name the Constitution).
+# Written small and followed by «про» it is the main law on a subject («основний закон про освіту»).
+_BASIC_LAW = re.compile(r"(?<![\w])(?:Основн(?:ий|ого|ому|им)\s+Закон(?:у|ом|і)?(?![\w])|"
+                        r"основн(?:ий|ого|ому|им)\s+закон(?:у|ом|і)?(?![\w])(?!\s+про\b))")
+
+
 def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
@@ -80,6 +88,8 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
 
     for nreg, start, _ in find_nregs(text):
         add(nreg, nreg, "nreg", start)
+    for m in _BASIC_LAW.finditer(text):
+        add(CONSTITUTION_NREG, m.group(0), "alias", m.start())
     tokens = [(m.group(0), m.start()) for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
     index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
     entries = lexicon.entries
@@ -129,8 +139,12 @@ _ADJ_BEFORE = re.compile(r"((?:[А-ЯІЇЄҐа-яіїєґ'’ʼ-]+(?:ого|о�
 # "закони про це", "закон про щорічні відпустки": a pronoun or a conjunction after "про" ends the name (whole words
 # only: "що" stops "про що", not "про щорічні").
 _TAIL_AFTER = re.compile(
-    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!(?:щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і|це|цей|ці|цього|"
-    r"цьому|цим|таке|такі|такий|все|усе|всі|нього|неї|них|мене|нас|вас|себе)\b)[^\s,.;?!]+){1,4}))")
+    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!(?:щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і|а|але|бо|якщо|щоб|"
+    r"це|цей|ці|ця|цю|цієї|цій|цих|цими|цього|цьому|цим|той|ту|того|тому|тих|таке|такі|такий|таку|такої|такого|таких|"
+    r"все|усе|всі|його|її|їх|нього|неї|них|свою|своє|свого|свої|мою|моє|мого|мої|нашу|вашу|мене|нас|вас|себе|нічого|"
+    r"щось)\b)[^\s,.;?!]+){1,4}))")
+# «закон про внесення змін до …» cut to four words names no one act of the thousands of amending laws
+_AMENDING = re.compile(r"^про\s+внесення\s+змін", re.I)
 PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
 # Words before "закон"/"кодекс" that ask about or point at an act rather than name one: «яким законом це
 # врегульовано?», «відповідно до чинного закону» — no act to resolve.
@@ -148,10 +162,15 @@ def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, in
             continue
         if any(p - PHRASE_WINDOW[0] <= pos <= p + PHRASE_WINDOW[1] for pos in cue_positions):
             continue
-        before = _ADJ_BEFORE.search(text[max(0, p - 60):p])
+        # Words before «кодекс» name a code («Митного кодексу»); before «закон» they only say which law the user
+        # means — «за українським законом», «суворішим законом», «чого законом» — and no law is named that way (the
+        # Constitution's «Основний Закон» is a name of its own, act_names.jsonl).
+        before = _ADJ_BEFORE.search(text[max(0, p - 60):p]) if m.group("head").lower().startswith("кодекс") else None
         if before and all(lemma(w) in _NAMELESS for w in words(before.group(1))):
             before = None
         after = _TAIL_AFTER.match(text[m.end():])
+        if after and _AMENDING.match(after.group(1).removeprefix("України").strip()):
+            after = None
         phrase = (before.group(1) if before else "") + m.group("head") + (" " + after.group(1) if after else "")
         if before or after:  # the act word alone, in any case ("якщо в законі не вказано"), names no act
             phrases.append(phrase.strip())

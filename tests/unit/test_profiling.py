@@ -212,8 +212,37 @@ def test_the_act_word_alone_in_any_case_names_no_act(question: str) -> None:
     assert profile(question).unresolved_act_phrases == []
 
 
+@pytest.mark.parametrize("question", [
+    # the words before «закон» say which law the user means, never its name: each declared a gap «(суворішим
+    # законом) немає в базі знань» at the head of the answer
+    "Мене судитимуть за новим, суворішим законом?",
+    "Чи пояснять мені мої права за українським законом?",
+    "В інтересах чого законом може бути обмежене право на свободу слова?",
+    # a pronoun after «про» ends the name before it starts
+    "Який найбільший строк, якщо в законі про цю послугу нічого не сказано?",
+    "Що кажуть закони про таку ситуацію?",
+    # one of thousands of amending laws, cut to four words: nothing to resolve
+    "Яким чином затверджується закон про внесення змін до розділу Конституції?",
+])
+def test_words_that_only_describe_a_law_name_no_act(question: str) -> None:
+    assert profile(question).unresolved_act_phrases == []
+
+
 def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
     assert profile("Що каже стаття 4 процесуального кодексу?").unresolved_act_phrases == ["процесуального кодексу"]
+    assert profile("Що каже Митний кодекс про розмитнення?").unresolved_act_phrases == ["Митний кодекс про розмитнення"]
+    assert profile("Що каже закон про захист тварин?").unresolved_act_phrases == ["закон про захист тварин"]
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("Яке державне свято пов'язане з днем прийняття Основного Закону України?", ["254к/96-ВР"]),
+    ("Що каже Основний Закон про свободу слова?", ["254к/96-ВР"]),
+    ("Чи гарантує основний закон країни право на житло?", ["254к/96-ВР"]),
+    ("Це основний закон про освіту?", []),  # the main law on a subject
+    ("Щорічна основна відпустка — скільки днів?", []),
+])
+def test_the_basic_law_is_the_constitution(question: str, named: list[str]) -> None:
+    assert [c.nreg for c in profile(question).act_hints] == named
 
 
 @pytest.mark.parametrize(("question", "named", "topic"), [
