@@ -356,3 +356,27 @@ def test_a_question_naming_hundreds_of_articles_plans_a_bounded_number_of_search
     assert [r.article for r in refs] == [str(n) for n in range(1, ARTICLE_REFS_MAX + 1)]
     twice = profile("ст. 40 КЗпП і ще раз ст. 40 КЗпП").article_refs
     assert [r.article for r in twice] == ["40"]
+
+
+# Laws the base does not hold, whose titles open with everyday words: naming them declares a coverage gap
+OUTSIDE = ActLexicon.build([
+    {"nreg": "2657-12", "title": "Про інформацію", "abbreviations": [], "aliases": [], "indexed": False},
+    {"nreg": "2222-15", "title": "Про внесення змін до Конституції України", "abbreviations": [], "aliases": [],
+     "indexed": False},
+    {"nreg": "254к/96-ВР", "title": "Конституція України", "abbreviations": ["КОНСТИТУЦІЯ"], "aliases": [],
+     "indexed": True},
+])
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    pytest.param("Чи відповідають чиновники на запити про інформацію вчасно?", [], id="everyday-words"),
+    pytest.param("Що каже закон про інформацію про відкриті дані?", ["2657-12"], id="after-zakon"),
+    pytest.param("Що сказано в «Про інформацію» щодо відкритих даних?", ["2657-12"], id="quoted"),
+    pytest.param("Що сказано в Про інформацію щодо відкритих даних?", ["2657-12"], id="written-as-a-title"),
+    # a bill is not an act, and an amending law's title words name one of thousands
+    pytest.param("Як Рада розглядає законопроект про внесення змін до Конституції України?", ["254к/96-ВР"],
+                 id="bill"),
+])
+def test_a_title_the_base_lacks_is_named_only_when_the_question_says_it_is_an_act(question: str,
+                                                                                    named: list[str]) -> None:
+    assert [c.nreg for c in profile_query(take(question), OUTSIDE).act_hints] == named
