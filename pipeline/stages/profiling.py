@@ -75,6 +75,9 @@ _BASIC_LAW = re.compile(r"(?<![\w])(?:Основн(?:ий|ого|ому|им)\s+
                         r"основн(?:ий|ого|ому|им)\s+закон(?:у|ом|і)?(?![\w])(?!\s+про\b))")
 
 
+_SMALL_CODE = re.compile(r"\s*([а-яіїєґ]{2})(?![\w'’ʼ])")
+
+
 def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
@@ -90,7 +93,11 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
         add(nreg, nreg, "nreg", start)
     for m in _BASIC_LAW.finditer(text):
         add(CONSTITUTION_NREG, m.group(0), "alias", m.start())
-    tokens = [(m.group(0), m.start()) for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
+    # A two-letter abbreviation counts only as written («ЦК», not the syllable «цк»), except right after an article
+    # number, where «ст. 1166 цк» can only name the code
+    small = {after.start(1) for m in article_mentions(text) if (after := _SMALL_CODE.match(text, m.end))}
+    tokens = [(m.group(0).upper() if m.start() in small else m.group(0), m.start())
+              for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
     index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
     entries = lexicon.entries
     for entry in (entries[i] for i in index.abbreviated([tok for tok, _ in tokens])):

@@ -99,6 +99,9 @@ def test_explicit_article_references_are_extracted(question: str, expected: list
                      id="each-ref-binds-its-own-act"),
         pytest.param("Скільки днів дає ст. 6 Закону «Про відпустки»?", [("6", "504/96-ВР")],
                      id="pro-law-title-after-ref"),
+        # a code's two letters written small name it only right after an article number
+        pytest.param("Що каже ст. 1166 цк про шкоду?", [("1166", "435-15")], id="small-letters-after-ref"),
+        pytest.param("Що каже стаття 5 ку?", [("5", "254к/96-ВР")], id="small-constitution-after-ref"),
         # an act's final provisions are one unit (legaltext/chunking.py FINAL_PROVISIONS), fetched like an article
         pytest.param("Що сказано в перехідних положеннях закону про мобілізацію?", [("ПП", "3543-12")],
                      id="final-provisions-then-act"),
@@ -232,6 +235,11 @@ def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
     assert profile("Що каже стаття 4 процесуального кодексу?").unresolved_act_phrases == ["процесуального кодексу"]
     assert profile("Що каже Митний кодекс про розмитнення?").unresolved_act_phrases == ["Митний кодекс про розмитнення"]
     assert profile("Що каже закон про захист тварин?").unresolved_act_phrases == ["закон про захист тварин"]
+
+
+def test_a_codes_two_letters_written_small_name_nothing_away_from_an_article_number() -> None:
+    assert profile("Що таке цк і де його взяти?").act_hints == []
+    assert profile("Ст. 5 та ст. 6 про що?").act_hints == []
 
 
 @pytest.mark.parametrize(("question", "named"), [
