@@ -147,25 +147,36 @@ def _apply_titles(load: _Load, path: Path) -> None:
 def _apply_crossrefs(load: _Load, path: Path) -> None:
     # A crossref never gives an act the name of another act ("Цивільного кодексу України" in a 1990 text means the
     # old code; today it names 435-15): names that are already another act's title are dropped.
+    # The titles crossrefs give untitled acts come first: an amending law's quote of the act it amends («Про
+    # Державний бюджет України на 2004 рік») is that act's title, not the amending law's alias, whichever record
+    # the file lists first (a second load, which found the title in the table, dropped four such aliases).
+    records = [r for r in _records(path) if load.knows(str(r["nreg"]).lower())]  # a crossref never invents an act
     titled = load.titles()
-    for rec in _records(path):
-        key = str(rec["nreg"]).lower()
-        if not load.knows(key):
-            continue  # a crossref never invents an act: the catalog says which acts exist
-        act = load.act(rec["nreg"])
-        if not crossref_usable(rec, bool(act.title)):
-            continue
-        form = str(rec["form"])
-        if rec["kind"] != "official_number" and titled.get(lemma_seq(form), key) != key:
-            continue
-        if rec["kind"] == "official_number":
-            if form not in act.official_numbers:
-                act.official_numbers = [*act.official_numbers, form]
-        elif rec["kind"] == "quoted_title" and not act.title:
-            act.title = form
-        elif form.lower() not in act.aliases and lemma_seq(form) != lemma_seq(act.title):
-            act.aliases = [*act.aliases, form.lower()]
-        load.applied += 1
+    filling = [r for r in records if r["kind"] == "quoted_title" and not load.act(r["nreg"]).title]
+    for rec in filling:
+        _apply_crossref(load, rec, titled)
+    titled = load.titles()
+    done = {id(r) for r in filling}
+    for rec in (r for r in records if id(r) not in done):
+        _apply_crossref(load, rec, titled)
+
+
+def _apply_crossref(load: _Load, rec: dict[str, Any], titled: dict[tuple[str, ...], str]) -> None:
+    key = str(rec["nreg"]).lower()
+    act = load.act(rec["nreg"])
+    if not crossref_usable(rec, bool(act.title)):
+        return
+    form = str(rec["form"])
+    if rec["kind"] != "official_number" and titled.get(lemma_seq(form), key) != key:
+        return
+    if rec["kind"] == "official_number":
+        if form not in act.official_numbers:
+            act.official_numbers = [*act.official_numbers, form]
+    elif rec["kind"] == "quoted_title" and not act.title:
+        act.title = form
+    elif form.lower() not in act.aliases and lemma_seq(form) != lemma_seq(act.title):
+        act.aliases = [*act.aliases, form.lower()]
+    load.applied += 1
 
 
 def _apply_names(load: _Load, path: Path) -> None:
@@ -205,6 +216,13 @@ def catalog_load(*, acts_path: Path | None, aliases_path: Path | None, crossrefs
     official titles the catalog lacks, then the usable crossrefs, which may fill a title only where none is known);
     keeps ``indexed`` as is. Returns the number of records applied."""
     load = _Load({a.nreg_key: a for a in Act.objects.all()})
+    if None not in (acts_path, aliases_path, crossrefs_path, names_path):
+        # Every source of an alias is read again: the aliases are what these files give now. A name taken out of
+        # act_names.jsonl (a short form an everyday phrase holds: «рішення про звернення стягнення» named the
+        # appeals law) leaves the table with the next load, instead of staying wherever a release once put it.
+        for act in load.existing.values():
+            if act.aliases:
+                load.act(act.nreg).aliases = []
     if acts_path is not None:
         _apply_acts(load, acts_path)
     if aliases_path is not None:

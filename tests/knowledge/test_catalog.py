@@ -144,6 +144,26 @@ def test_the_names_people_use_become_aliases_of_known_acts(db: Any, tmp_path: Pa
     assert not Act.objects.filter(nreg="9999-99").exists()  # a name never invents an act
 
 
+def test_a_name_taken_out_of_the_names_file_leaves_with_the_next_whole_load(db: Any, catalog_dir: Path) -> None:
+    # given a whole load (every file of the folder) that named the appeals law by a short form an everyday phrase
+    # holds («рішення про звернення стягнення»)
+    jsonl(catalog_dir / "acts_catalog.jsonl", [{"nreg": "393/96-ВР", "title": "Про звернення громадян"}])
+    names = jsonl(catalog_dir / "act_names.jsonl", [{"nreg": "393/96-ВР", "alias": "Про звернення"},
+                                                    {"nreg": "393/96-ВР", "alias": "Про звернення громадян України"}])
+    call_command("ingest_catalog", "--dir", str(catalog_dir), stdout=None)
+    assert "про звернення" in Act.objects.get(nreg="393/96-ВР").aliases
+    # when the next release's file no longer has it
+    jsonl(names, [{"nreg": "393/96-ВР", "alias": "Про звернення громадян України"}])
+    call_command("ingest_catalog", "--dir", str(catalog_dir), stdout=None)
+    # then the table holds what the files give now: the other aliases stay, that one is gone
+    act = Act.objects.get(nreg="393/96-ВР")
+    assert act.aliases == ["про звернення громадян україни"]
+    # and a load of the same files again writes nothing
+    stamp = act.updated_at
+    call_command("ingest_catalog", "--dir", str(catalog_dir), stdout=None)
+    assert Act.objects.get(nreg="393/96-ВР").updated_at == stamp
+
+
 def test_a_one_word_name_is_refused_and_nothing_is_written(db: Any, tmp_path: Path) -> None:
     acts = jsonl(tmp_path / "acts.jsonl", [{"nreg": "80731-10", "title": "Кодекс України про адміністративні "
                                                                          "правопорушення"}])
@@ -191,3 +211,20 @@ def test_the_shipped_names_name_their_core_acts(db: Any) -> None:
         section = intake(question=question, specialist=SpecialistProfile(slug="demo"), max_chars=4000,
                          now=datetime.now(UTC))
         assert row["nreg"] in [c.nreg for c in profile_query(section, lexicon).act_hints], question
+
+
+def test_an_amending_laws_quote_of_the_act_it_amends_is_that_acts_title_not_its_alias(db: Any, tmp_path: Path) -> None:
+    # given an amending law listed before the act it amends, which the catalog has untitled, and the crossrefs
+    # that quote the amended act's title in both
+    acts = jsonl(tmp_path / "acts.jsonl", [
+        {"nreg": "1593-15", "title": 'Про внесення змін до Закону України "Про Державний бюджет України на 2004 рік"'},
+        {"nreg": "1344-15", "title": None}])
+    crossrefs = jsonl(tmp_path / "crossrefs.jsonl", [
+        {"nreg": "1593-15", "kind": "quoted_title", "form": "Про Державний бюджет України на 2004 рік", "count": 4},
+        {"nreg": "1344-15", "kind": "quoted_title", "form": "Про Державний бюджет України на 2004 рік", "count": 9}])
+    # when the catalog is loaded once, from an empty table
+    catalog_load(acts_path=acts, aliases_path=None, crossrefs_path=crossrefs)
+    # then the quote titles the act it names and is no name of the amending law («закон про державний бюджет на 2004
+    # рік» would have named the amendment); a second load found the title first and agreed only then
+    assert Act.objects.get(nreg="1344-15").title == "Про Державний бюджет України на 2004 рік"
+    assert Act.objects.get(nreg="1593-15").aliases == []
