@@ -300,14 +300,6 @@ def _offence_form(question: str) -> Callable[[str], str]:
     return conduct
 
 
-# A sentence's words are read in every form the analyser allows, as the lexical index reads them: its first reading
-# of «майну», «майном», «майні» is «майн», so «шкода, завдана майну …» never held the phrase «шкода відшкодування
-# майна» the thesaurus gives for «затопили». Replayed over the stored prompts: dev, probes, sparse cites gold / first
-# citation unchanged, special_laws first 0.644 -> 0.656, codes_sparse 0.444 -> 0.433 (README "Retrieval quality",
-# session 38). 0: the first reading only.
-SENTENCE_READINGS = 1
-
-
 class _Scorer:
     """How much a sentence answers the question: the question's words it holds, each weighted by its rarity among
     the candidate sentences — "працівник" is in every labour article, "непрацездатності" marks the one that answers —
@@ -325,8 +317,7 @@ class _Scorer:
         # an offence's sanction («карається позбавленням волі на строк від двох до п'яти років») is worded alike in
         # every article of its code: its words would weigh the longest offences, not the one asked about
         form = _offence_form(question)
-        self.lemmas = [{_unit(t) for read in content_readings(_without_exceptions(form(s))) for t in
-                        (read if SENTENCE_READINGS else read[:1])} for s in sentences]
+        self.lemmas = [{_unit(t) for t in content_lemmas(_without_exceptions(form(s)))} for s in sentences]
         n = len(sentences) or 1
         # an idea's lay words are the question's own: only its phrases add words to weigh
         known = {*self.own, *(t for _, phrases in self.ideas for p in phrases for t in p)}

@@ -57,15 +57,3 @@ def test_a_sentence_holding_one_wording_whole_answers_the_idea() -> None:
 def test_joined_into_one_phrase_no_sentence_holds_the_idea() -> None:
     # what the wordings change: the text holds only the first of them
     assert word_scores(PETITIONS, THREAT, PRIVACY)["КК ст. 182"] == 0
-
-
-def test_a_statute_word_is_read_in_every_form_the_analyser_allows() -> None:
-    """The analyser reads «майну» first as «майн»: the phrase «шкода відшкодування майна» (for «затопили») was not
-    whole in the sentence on damage to property, which lost the lead to a sentence with no word of the question.
-    The lexical index reads every reading of a word (legaltext.text.readings); the writer now does too."""
-    question = "Сусід затопив мою квартиру і не хоче платити"
-    property_damage = ("Шкода, завдана майну фізичної або юридичної особи, відшкодовується в повному обсязі особою, "
-                       "яка її завдала.")
-    lawful = "Шкода, завдана правомірними діями, відшкодовується у випадках, встановлених законом."
-    scorer = offline._Scorer(question, [property_damage, lawful])
-    assert scorer.score(0, property_damage) > 0 == scorer.score(1, lawful)
