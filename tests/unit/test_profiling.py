@@ -235,6 +235,8 @@ def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
     assert profile("Що каже стаття 4 процесуального кодексу?").unresolved_act_phrases == ["процесуального кодексу"]
     assert profile("Що каже Митний кодекс про розмитнення?").unresolved_act_phrases == ["Митний кодекс про розмитнення"]
     assert profile("Що каже закон про захист тварин?").unresolved_act_phrases == ["закон про захист тварин"]
+    # a dash ends the name («наші закони про зайнятість — інше» was looked up as «… зайнятість — інше»)
+    assert profile("Закон про захист тварин — інше?").unresolved_act_phrases == ["Закон про захист тварин"]
 
 
 def test_a_codes_two_letters_written_small_name_nothing_away_from_an_article_number() -> None:
