@@ -128,6 +128,15 @@ def _is_named(ref: ArticleRefCue, hit: Hit) -> bool:
     return hit.article == ref.article and (ref.act_nreg is None or hit.act_nreg.lower() == ref.act_nreg.lower())
 
 
+def _exact_of_known_acts(profile: QueryProfile, hits: RawHits) -> bool:
+    """The named articles U4 fetched are of the acts the question named, or of one act: «ст. 5» alone (or «прикінцеві
+    положення») fetches the article of every act that has one (for a clarification to bind later, seed 001), and
+    quoting one of them answers nothing the user said — not `strong`."""
+    fetched = {h.act_nreg.lower() for h in hits.hits if h.channel == "exact"}
+    bound = {r.act_nreg.lower() for r in profile.article_refs if r.act_nreg}
+    return len(fetched) == 1 or fetched <= bound
+
+
 def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, policy: GatePolicy) -> GateDecision:
     top = hits.hits[: policy.top_n]
     top_score = top[0].score if top else 0.0
@@ -166,7 +175,7 @@ def gate(profile: QueryProfile, hits: RawHits, trace: RetrievalTrace | None, pol
     if far_from_the_law(profile, trace, policy, top):  # written from what was found, labelled for what it is
         return GateDecision(expand=False, reason=LAW_FAR, support_level="weak", top_score=top_score,
                             total_goals=total_goals)
-    exact = any(h.channel == "exact" for h in top)
+    exact = any(h.channel == "exact" for h in top) and _exact_of_known_acts(profile, hits)
     defined = any(h.channel == "definition" for h in top)  # an article defining the very term asked about
     asked_floor = policy.asked_before_floor.get(trace.embed_model) if trace else None
     answered = agreed(top[0], policy.agree_rank, policy.min_lexical_lead) or asked_before(top[0], asked_floor)

@@ -59,6 +59,7 @@ def hits(*items: Hit) -> RawHits:
 
 
 REF_36 = ArticleRefCue(article="36", act_nreg="322-08", matched="ст. 36 КЗпП")
+BARE_36 = ArticleRefCue(article="36", act_nreg=None, matched="ст. 36")
 FAILED_TRACE = RetrievalTrace(attempt=1, embed_model="m", steps=[
     TraceStep(step=0, kind="hybrid", query="q", act_filter=[], n_hits=0, latency_ms=1.0, error="timeout")])
 
@@ -140,6 +141,15 @@ GATE_CASES = [
                  (True, "named_article_missing", "partial"), id="named-article-only-found-by-dense-is-missing"),
     pytest.param(question(refs=(REF_36,)), hits(hit("36", "exact", nreg="435-15"), hit("40", "dense")), None,
                  (True, "named_article_missing", "weak"), id="same-number-in-another-act-is-missing"),
+    # «ст. 36» and nothing else: every act's article 36 fetched; quoting one answers nothing the user said
+    pytest.param(question(refs=(BARE_36,)), hits(hit("36", "exact", 1.0), hit("36", "exact", 1.0, nreg="435-15"),
+                                                 hit("40", "dense")), None,
+                 (False, "evidence_sufficient", "partial"), id="an-article-of-no-named-act-found-in-several-acts"),
+    pytest.param(question(refs=(BARE_36,)), hits(hit("36", "exact", 1.0), hit("40", "dense")), None,
+                 (False, "exact_article_found", "strong"), id="an-article-of-no-named-act-only-one-act-has"),
+    pytest.param(question(refs=(REF_36, ArticleRefCue(article="5", act_nreg="435-15", matched="ст. 5 ЦК"))),
+                 hits(hit("36", "exact", 1.0), hit("5", "exact", 1.0, nreg="435-15")), None,
+                 (False, "exact_article_found", "strong"), id="articles-of-two-named-acts"),
     # «ст. 999 КЗпП»: no search found it; the evidence is its neighbours, which do not answer what was asked
     pytest.param(question(acts=(KZPP,), refs=(REF_36,)), hits(hit("40", "dense+lexical"), hit("41", "dense")),
                  None, (True, "named_article_missing", "weak"), id="named-article-nowhere-is-weak"),
