@@ -152,12 +152,14 @@ def _apply_crossrefs(load: _Load, path: Path) -> None:
     # the file lists first (a second load, which found the title in the table, dropped four such aliases).
     records = [r for r in _records(path) if load.knows(str(r["nreg"]).lower())]  # a crossref never invents an act
     titled = load.titles()
-    filling = [r for r in records if r["kind"] == "quoted_title" and not load.act(r["nreg"]).title]
+    filling: list[dict[str, Any]] = []
+    rest: list[dict[str, Any]] = []
+    for rec in records:
+        (filling if rec["kind"] == "quoted_title" and not load.act(rec["nreg"]).title else rest).append(rec)
     for rec in filling:
         _apply_crossref(load, rec, titled)
     titled = load.titles()
-    done = {id(r) for r in filling}
-    for rec in (r for r in records if id(r) not in done):
+    for rec in rest:
         _apply_crossref(load, rec, titled)
 
 

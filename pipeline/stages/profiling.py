@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from legaltext.definitions import find_term
 from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
-from legaltext.references import article_mentions
+from legaltext.references import ArticleMention, article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
 from pipeline.stages.planning import CONSTITUTION_NREG
@@ -78,7 +78,7 @@ _BASIC_LAW = re.compile(r"(?<![\w])(?:Основн(?:ий|ого|ому|им)\s+
 _SMALL_CODE = re.compile(r"\s*([а-яіїєґ]{2})(?![\w'’ʼ])")
 
 
-def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
+def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
 
@@ -95,7 +95,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
         add(CONSTITUTION_NREG, m.group(0), "alias", m.start())
     # A two-letter abbreviation counts only as written («ЦК», not the syllable «цк»), except right after an article
     # number, where «ст. 1166 цк» can only name the code
-    small = {after.start(1) for m in article_mentions(text) if (after := _SMALL_CODE.match(text, m.end))}
+    small = {after.start(1) for m in mentions if (after := _SMALL_CODE.match(text, m.end))}
     tokens = [(m.group(0).upper() if m.start() in small else m.group(0), m.start())
               for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
     index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
@@ -128,7 +128,7 @@ def _act_cues(text: str, lexicon: ActLexicon) -> list[tuple[ActCue, int]]:
 # «законопроєкт» is a bill, not an act: «законопроект про внесення змін до Конституції» named an amending law
 _ACT_WORD_BEFORE = re.compile(r"(?:закон(?!опро[еє]кт)\w*|кодекс\w*|конституц\w*)\s+(?:україни\s+)?(?:[«\"]?про\s+)?$",
                               re.I)
-_AMENDING_STEMS = frozenset({"внесен"})
+_AMENDING_STEM = "внесен"  # «про внесення змін …», an amending law's title
 ACT_WORD_WINDOW = 30  # chars before a title's words in which "закону", "Кодексу" make them a name
 
 
@@ -139,7 +139,7 @@ def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
     if cue.how != "title":
         return True
     stems = cue.matched.split()
-    if _AMENDING_STEMS.intersection(stems[:2]):  # one of thousands of amending laws: a subject, unless quoted
+    if _AMENDING_STEM in stems[:2]:  # one of thousands of amending laws: a subject, unless quoted
         return _quoted_at(text, pos)
     if any(s.startswith(("кодекс", "конституц")) for s in stems):
         return True
@@ -214,11 +214,12 @@ def _first_refs(refs: list[ArticleRefCue]) -> list[ArticleRefCue]:
 def profile_query(intake: Intake, lexicon: ActLexicon) -> QueryProfile:
     text = intake.normalized
     term = find_term(text)
-    cues = _act_cues(text, lexicon)
+    mentions = article_mentions(text)
+    cues = _act_cues(text, lexicon, mentions)
     if term:  # the words of the asked term name no act (an act named outside the term still counts)
         cues = [(c, pos) for c, pos in cues if not term[1] <= pos < term[2]]
     refs: list[ArticleRefCue] = []
-    for m in article_mentions(text):
+    for m in mentions:
         # An act named right after the reference ("ст. 36 КЗпП") binds to it; else the nearest earlier cue.
         after = [c for c, pos in cues if m.end <= pos <= m.end + 60]
         before = [c for c, pos in cues if pos < m.start]

@@ -342,6 +342,7 @@ def test_the_cue_index_finds_the_acts_a_scan_of_the_whole_catalog_finds(monkeypa
     import json
     from pathlib import Path
 
+    from legaltext.references import article_mentions
     from pipeline.stages import profiling
 
     lexicon = _shipped_catalog()
@@ -349,11 +350,11 @@ def test_the_cue_index_finds_the_acts_a_scan_of_the_whole_catalog_finds(monkeypa
     questions = [json.loads(line)["question"] for line in (root / "eval" / "natural" / "dev.jsonl").open()][:120]
     questions += ["Що каже ст. 6 Закону про відпустки?", "за Конституцією", "КЗпП і ЦК", "закон про звернення громадян",
                   "Кодексу України про адміністративні правопорушення ст. 130", "ЦПК ст. 28", "КУ ст. 44"]
-    indexed = [profiling._act_cues(q, lexicon) for q in questions]
+    indexed = [profiling._act_cues(q, lexicon, article_mentions(q)) for q in questions]
     every = range(len(lexicon.entries))
     monkeypatch.setattr(profiling._CueIndex, "abbreviated", lambda self, tokens: list(every))
     monkeypatch.setattr(profiling._CueIndex, "named", lambda self, words: list(every))
-    scanned = [profiling._act_cues(q, lexicon) for q in questions]
+    scanned = [profiling._act_cues(q, lexicon, article_mentions(q)) for q in questions]
     assert indexed == scanned
     assert sum(bool(found) for found in scanned) >= 10  # the questions do name acts
 
