@@ -46,6 +46,12 @@ def _cue_rows(profile: QueryProfile) -> list[Resolution]:
             for c in profile.act_hints]
 
 
+def _unanswerable_choice(row: Resolution) -> bool:
+    """An ambiguous name none of whose acts the base indexes («закон про освіту»: the 1991 and the 2017 law): asking
+    which one costs the user a turn and ends in the same coverage gap, so the gap is declared at once."""
+    return row.reason == AMBIGUOUS_ACT_MATCH and bool(row.candidates) and not any(c.indexed for c in row.candidates)
+
+
 def _gap(cue_rows: list[Resolution], resolutions: Sequence[Resolution]) -> tuple[CoverageGap | None, list[str]]:
     """The coverage gap (acts the catalog lacks or LLDBI does not index), and the indexed acts DocList found for
     a phrase (hints for a rerun)."""
@@ -54,14 +60,20 @@ def _gap(cue_rows: list[Resolution], resolutions: Sequence[Resolution]) -> tuple
     found_hints: list[str] = []
     for row, asked_doclist in [*((r, False) for r in cue_rows), *((r, True) for r in resolutions)]:
         first = row.candidates[0] if row.candidates else None
-        if first and any(a.nreg == first.nreg for a in gap_acts):
-            continue  # the same act named twice (abbreviation and title) is one gap
+        if first and any(a.nreg == first.nreg or (first.title and a.title == first.title) for a in gap_acts):
+            continue  # the same act named twice (abbreviation and title), or namesakes («Про освіту» of 1991 and 2017)
         if row.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED and first:
             gap_acts.append(GapAct(nreg=first.nreg, title=first.title or first.nreg))
             gap_reason = ACT_FOUND_IN_CATALOG_NOT_INDEXED
         elif row.reason == ACT_NOT_FOUND_IN_CATALOG:
             gap_acts.append(GapAct(nreg="", title=row.query))
             gap_reason = gap_reason or ACT_NOT_FOUND_IN_CATALOG
+        elif _unanswerable_choice(row) and first:
+            # every act the name may mean is outside the base: whichever the user picks, the answer says so
+            one_title = len({c.title for c in row.candidates}) == 1
+            gap_acts.append(GapAct(nreg=first.nreg if one_title else "",
+                                   title=(first.title or first.nreg) if one_title else row.query))
+            gap_reason = ACT_FOUND_IN_CATALOG_NOT_INDEXED
         elif row.reason == ACT_FOUND_AND_INDEXED and first and asked_doclist:
             found_hints.append(first.nreg)
     return (CoverageGap(reason=gap_reason, acts=gap_acts) if gap_acts else None), found_hints
@@ -102,7 +114,8 @@ def recover(*, gate_decision: GateDecision | None, profile: QueryProfile, previo
     trace = DoclistTrace(resolutions=[*cue_rows, *resolutions])
     gap, found_hints = _gap(cue_rows, resolutions)
 
-    ambiguous = next((r for r in resolutions if r.reason == AMBIGUOUS_ACT_MATCH and r.candidates), None)
+    ambiguous = next((r for r in resolutions if r.reason == AMBIGUOUS_ACT_MATCH and r.candidates
+                      and not _unanswerable_choice(r)), None)
     answered = clarification is not None and clarification.answer_nreg is not None
     if ambiguous is not None and not answered:
         return _ask(ambiguous, trace, gap, previous, retry_max, max_options, stamp)

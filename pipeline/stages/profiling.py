@@ -75,7 +75,18 @@ _BASIC_LAW = re.compile(r"(?<![\w])(?:Основн(?:ий|ого|ому|им)\s+
                         r"основн(?:ий|ого|ому|им)\s+закон(?:у|ом|і)?(?![\w])(?!\s+про\b))")
 
 
-_SMALL_CODE = re.compile(r"\s*([а-яіїєґ]{2})(?![\w'’ʼ])")
+_SMALL_CODE = re.compile(r"\s*([а-яіїєґ]{2})(?![\w'’ʼ])", re.I)  # «цк» or «ЖК» right after an article number
+_BEFORE_UKRAINE = re.compile(r"\s+(?:України|УРСР|УкрРСР)\b")
+
+
+def _code_form(token: str, bound: bool, index: _CueIndex) -> str:
+    """A code's two letters where only a code can stand — right after an article number or before «України» — read
+    as the code's «…У» abbreviation when the two letters alone name nothing: «ЖК» is also a housing estate
+    («квартира в ЖК «Сонячний»»), so the catalog holds the Housing Code as «ЖКУ» only, and «ст. 71 ЖК України»
+    fetched article 71 of every act."""
+    if not bound or len(token) != 2 or not token.isupper() or token in index.exact:
+        return token
+    return token + "У" if (token + "У").lower() in index.lower else token
 
 
 def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) -> list[tuple[ActCue, int]]:
@@ -96,9 +107,10 @@ def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) ->
     # A two-letter abbreviation counts only as written («ЦК», not the syllable «цк»), except right after an article
     # number, where «ст. 1166 цк» can only name the code
     small = {after.start(1) for m in mentions if (after := _SMALL_CODE.match(text, m.end))}
-    tokens = [(m.group(0).upper() if m.start() in small else m.group(0), m.start())
-              for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
     index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
+    tokens = [(_code_form(m.group(0).upper() if m.start() in small else m.group(0), m.start() in small
+                          or _BEFORE_UKRAINE.match(text, m.end()) is not None, index), m.start())
+              for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
     entries = lexicon.entries
     for entry in (entries[i] for i in index.abbreviated([tok for tok, _ in tokens])):
         for abbrev in entry.abbreviations:
@@ -160,9 +172,10 @@ def _quoted_at(text: str, pos: int) -> bool:
 _ACT_HEAD = re.compile(r"\b(?P<head>[Кк]одекс\w*|[Зз]акон(?:у|ом|і|ів|ами|и)?)\b")
 _ADJ_BEFORE = re.compile(r"((?:[А-ЯІЇЄҐа-яіїєґ'’ʼ-]+(?:ого|ому|им|ий|ій|ої|ою|ий|ня|ні)\s+){1,2})$")
 # "закони про це", "закон про щорічні відпустки": a pronoun or a conjunction after "про" ends the name (whole words
-# only: "що" stops "про що", not "про щорічні").
+# only: "що" stops "про що", not "про щорічні"); so does a second «про»: «закон про пенсії про страховий стаж» asks
+# what the pension law says of the record, and the whole phrase named an amending law on disability pensions.
 _TAIL_AFTER = re.compile(
-    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!(?:щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і|а|але|бо|якщо|щоб|"
+    r"^\s*((?:України\s+)?(?:«[^»]{1,120}»|про(?:\s+(?!(?:про|щодо|стосовно|коли|чи|як|що|у|в|на|для|та|і|а|але|бо|якщо|щоб|"
     r"це|цей|ці|ця|цю|цієї|цій|цих|цими|цього|цьому|цим|той|ту|того|тому|тих|таке|такі|такий|таку|такої|такого|таких|"
     r"все|усе|всі|його|її|їх|нього|неї|них|свою|своє|свого|свої|мою|моє|мого|мої|нашу|вашу|мене|нас|вас|себе|нічого|"
     r"щось)\b)[^\s,.;:?!—–]+){1,4}))")

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from knowledge.doclist import Doclist
 from knowledge.doclist_client import DoclistClient, DoclistUnavailable, default_client
 from knowledge.ingest.catalog import catalog_load
 from knowledge.models import Act
@@ -180,3 +181,45 @@ def test_the_remote_client_raises_a_typed_error_when_nothing_listens() -> None:
     client = DoclistClient(api_url="http://127.0.0.1:9", timeout_s=2.0, allow_http=True)
     with pytest.raises(DoclistUnavailable, match="unreachable"):
         client.resolve("КЗпП")
+
+
+# --- the broad match, pure (knowledge/doclist.py) --------------------------------------------------------------
+def _catalog(*rows: tuple[str, str, bool]) -> Doclist:
+    return Doclist.build({"nreg": nreg, "title": title, "abbreviations": [], "aliases": [], "indexed": indexed}
+                         for nreg, title, indexed in rows)
+
+
+BROAD_CATALOG = _catalog(
+    ("1058-15", "Про загальнообов'язкове державне пенсійне страхування", True),
+    ("1110-19", "Про внесення зміни до Закону України \"Про загальнообов'язкове державне пенсійне страхування\" "
+                "щодо необхідного страхового стажу для призначення пенсій інвалідам II групи", False),
+    ("702/97-ВР", "Про деякі питання оподаткування у зв'язку з організацією та проведенням новорічних і різдвяних "
+                  "свят для дітей і підлітків та придбанням святкових подарунків", False),
+    ("2117-14", "Про звільнення від оподаткування грошових коштів, які спрямовуються на проведення "
+                "новорічно-різдвяних свят для дітей та на придбання дитячих святкових подарунків", False),
+    ("1060-12", "Про освіту", False),
+    ("2145-19", "Про освіту", False),
+    ("9000-20", "Про внесення змін до Закону України \"Про відпустки\"", False),
+)
+
+
+def test_a_broad_name_never_resolves_to_an_amending_law() -> None:
+    # the amending law's title holds every word of the name; the law it amends does not hold «стаж»
+    got = BROAD_CATALOG.resolve("закон про пенсійне страхування стаж")
+    assert got.reason == ACT_NOT_FOUND_IN_CATALOG and got.candidates == ()
+    # unless the user names an amending law
+    named = BROAD_CATALOG.resolve("відпустки: внесення змін")
+    assert [(c.nreg, c.how) for c in named.candidates] == [("9000-20", "partial_title")]
+
+
+def test_one_word_of_a_long_title_is_not_its_name() -> None:
+    # «подарунків» is 1 word of a dozen in two tax acts on children's New Year gifts: the user was asked to choose
+    got = BROAD_CATALOG.resolve("закон про подарунки")
+    assert got.reason == ACT_NOT_FOUND_IN_CATALOG and got.candidates == ()
+
+
+def test_a_name_that_is_most_of_a_title_still_resolves() -> None:
+    assert [c.nreg for c in BROAD_CATALOG.resolve("закон про пенсійне страхування").candidates] == ["1058-15"]
+    namesakes = BROAD_CATALOG.resolve("закон про освіту")
+    assert namesakes.reason == AMBIGUOUS_ACT_MATCH
+    assert {c.nreg for c in namesakes.candidates} == {"1060-12", "2145-19"}

@@ -27,6 +27,8 @@ LEXICON = ActLexicon.build([
     # the catalog's alias of the mobilisation law: one subject word once «закон» and «про» are set aside
     {"nreg": "3543-12", "title": "Про мобілізаційну підготовку та мобілізацію", "abbreviations": [],
      "aliases": ["закон про мобілізацію"], "indexed": True},
+    # the Housing Code's abbreviation is «ЖКУ» only: «ЖК» alone is as often a housing estate
+    {"nreg": "5464-10", "title": "Житловий Кодекс України", "abbreviations": ["ЖКУ"], "aliases": [], "indexed": True},
     # the catalog's one-word name of the Constitution is an "abbreviation"; its title's other word names nothing
     {"nreg": "254к/96-ВР", "title": "Конституція України", "abbreviations": ["КОНСТИТУЦІЯ", "КУ"], "aliases": [],
      "indexed": True},
@@ -237,6 +239,29 @@ def test_an_act_word_with_its_qualifier_is_still_an_unresolved_act() -> None:
     assert profile("Що каже закон про захист тварин?").unresolved_act_phrases == ["закон про захист тварин"]
     # a dash ends the name («наші закони про зайнятість — інше» was looked up as «… зайнятість — інше»)
     assert profile("Закон про захист тварин — інше?").unresolved_act_phrases == ["Закон про захист тварин"]
+
+
+@pytest.mark.parametrize("question", [
+    "Що передбачає стаття 71 ЖК України?",
+    "Що каже ст. 71 ЖК про тимчасову відсутність?",
+    "Чи діє ще ст. 71 жк?",
+])
+def test_a_codes_two_letters_where_only_a_code_stands_name_its_u_abbreviation(question: str) -> None:
+    # «ЖК» is not in the catalog (a housing estate is «ЖК» too): after an article number or before «України» only
+    # the code can be meant, and «ст. 71 ЖК України» fetched article 71 of every act
+    got = profile(question)
+    assert [c.nreg for c in got.act_hints] == ["5464-10"]
+    assert [(r.article, r.act_nreg) for r in got.article_refs] == [("71", "5464-10")]
+
+
+def test_a_housing_estate_is_not_the_housing_code() -> None:
+    assert profile("Купив квартиру в ЖК «Сонячний», забудовник не здає будинок. Що робити?").act_hints == []
+
+
+def test_a_second_pro_ends_the_name_of_a_law() -> None:
+    # «закон про пенсії про страховий стаж» was looked up whole and named an amending law on disability pensions
+    assert profile("Що каже закон про захист тварин про безпритульних собак?").unresolved_act_phrases == [
+        "закон про захист тварин"]
 
 
 def test_a_codes_two_letters_written_small_name_nothing_away_from_an_article_number() -> None:

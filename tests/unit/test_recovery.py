@@ -334,6 +334,35 @@ def test_an_act_missing_from_the_catalog_is_a_coverage_gap_named_by_the_users_wo
     assert out.retrieval_retry_request is None
 
 
+@pytest.mark.parametrize(("candidates", "named"), [
+    pytest.param([{"nreg": "1060-12", "title": "Про освіту"}, {"nreg": "2145-19", "title": "Про освіту"}],
+                 {"nreg": "1060-12", "title": "Про освіту"}, id="namesakes"),
+    pytest.param([{"nreg": "2121-14", "title": "Про банки і банківську діяльність"},
+                  {"nreg": "2007-12", "title": "Про податок на добавлену вартість"}],
+                 {"nreg": "", "title": "закон про податки"}, id="different-acts"),
+])
+def test_an_ambiguous_name_none_of_whose_acts_is_indexed_is_a_gap_not_a_question(candidates, named):
+    # asking which of two acts the base does not hold costs the user a turn and ends in the same gap
+    phrase = named["title"] if not named["nreg"] else "закон про освіту"
+    rows = [{**c, "indexed": False} for c in candidates]
+    out = recover(gate_decision=decided("act_unresolved"), profile=unresolved(phrase), previous=None,
+                  resolutions=[Resolution(query=phrase, reason=AMBIGUOUS_ACT_MATCH, candidates=rows)],
+                  clarification=None, max_options=6, retry_max=1, now=NOW)
+
+    assert out.clarification is None
+    assert out.coverage_gap is not None and out.coverage_gap.reason == ACT_FOUND_IN_CATALOG_NOT_INDEXED
+    assert [a.model_dump() for a in out.coverage_gap.acts] == [named]
+
+
+def test_namesakes_the_question_names_are_one_gap():
+    # «закон про освіту» binds the 1991 and the 2017 law alike: the note named «Про освіту; Про освіту»
+    cues = [ActCue(nreg=n, title="Про освіту", label="Про освіту", matched="про освіта", how="title", indexed=False)
+            for n in ("1060-12", "2145-19")]
+    out = recover(gate_decision=decided("act_not_indexed"), profile=question(acts=tuple(cues)), previous=None,
+                  resolutions=(), clarification=None, max_options=6, retry_max=1, now=NOW)
+    assert out.coverage_gap is not None and [a.title for a in out.coverage_gap.acts] == ["Про освіту"]
+
+
 def test_an_indexed_act_found_by_doclist_seeds_a_rerun_with_that_act():
     found = [{"nreg": "504/96-ВР", "title": "Про відпустки", "indexed": True}]
     out = recover(gate_decision=decided("act_unresolved"), profile=unresolved("закон про відпустки"),
