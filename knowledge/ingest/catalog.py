@@ -21,6 +21,12 @@ def _is_abbreviation(name: str) -> bool:
     return " " not in name and len(name) <= 6
 
 
+def _code_word(name: str) -> bool:
+    """A code's one-word name people write («адмінкодекс»): no everyday phrase holds it, so it is matched in any
+    case form, as the catalog's «КОНСТИТУЦІЯ» is."""
+    return " " not in name and name.lower().endswith("кодекс") and len(name) > len("кодекс") + 2
+
+
 def _records(path: Path) -> Iterator[dict[str, Any]]:
     for lineno, rec in json_lines(path):
         if not isinstance(rec, dict) or not rec.get("nreg"):
@@ -202,9 +208,10 @@ def _apply_names(load: _Load, path: Path) -> None:
 
 def _apply_abbreviation(load: _Load, path: Path, rec: dict[str, Any]) -> None:
     abbreviation = str(rec.get("abbreviation") or "").strip()
-    if not _is_abbreviation(abbreviation) or len(abbreviation) < 3 or not abbreviation.isalpha():
+    if not ((_is_abbreviation(abbreviation) and len(abbreviation) >= 3) or _code_word(abbreviation)) \
+            or not abbreviation.isalpha():
         raise IngestError(f"{path}: the abbreviation {abbreviation!r} of {rec['nreg']} must be one word of 3 to 6 "
-                          "letters (shorter ones match too much)")
+                          "letters (shorter ones match too much) or a code's one-word name («адмінкодекс»)")
     if load.knows(str(rec["nreg"]).lower()):
         act = load.act(rec["nreg"])
         # sorted, as the catalog's own are: a re-load of the same files then finds every row as it left it

@@ -155,7 +155,7 @@ def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
         return _quoted_at(text, pos)
     if any(s.startswith(("кодекс", "конституц")) for s in stems):
         return True
-    act_word = bool(_ACT_WORD_BEFORE.search(text[max(0, pos - ACT_WORD_WINDOW):pos]))
+    act_word = bool(_ACT_WORD_BEFORE.search(text[max(0, pos - ACT_WORD_WINDOW):pos])) or _in_law_name(text, pos)
     # «запити про інформацію» are everyday words that happen to open a law's title («Про інформацію», a law the base
     # does not hold): alone they declared a coverage gap in an answer the base holds. A title the base does not
     # hold is named after «закон», in quotes, or written as a title; an indexed act's («повістка про
@@ -163,6 +163,17 @@ def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
     if stems[0] == PRO:
         return cue.indexed or act_word or _quoted_at(text, pos) or text[pos:pos + 3] == "Про"
     return act_word
+
+
+def _in_law_name(text: str, pos: int) -> bool:
+    """The title's words stand a few words into the name «закон про …» gives: «закон про запобігання та протидію
+    дискримінації» matched the law's «протидія дискримінації» three words after «про», and the law was searched as a
+    topic only."""
+    return bool(_LAW_PRO_BEFORE.search(text[max(0, pos - 2 * ACT_WORD_WINDOW):pos]))
+
+
+_LAW_PRO_BEFORE = re.compile(r"(?:закон(?!опро[еє]кт)\w*|кодекс\w*)\s+(?:україни\s+)?[«\"]?про\s+"
+                             r"(?:[^\s,.;:?!—–«»\"]+\s+){1,3}$", re.I)
 
 
 def _quoted_at(text: str, pos: int) -> bool:

@@ -27,6 +27,9 @@ LEXICON = ActLexicon.build([
     # the catalog's alias of the mobilisation law: one subject word once «закон» and «про» are set aside
     {"nreg": "3543-12", "title": "Про мобілізаційну підготовку та мобілізацію", "abbreviations": [],
      "aliases": ["закон про мобілізацію"], "indexed": True},
+    # the catalog's title and the name people give it share «протидія дискримінації» only
+    {"nreg": "5207-17", "title": "Про засади запобігання та протидії дискримінації в Україні", "abbreviations": [],
+     "aliases": ["Про протидію дискримінації"], "indexed": True},
     # the Housing Code's abbreviation is «ЖКУ» only: «ЖК» alone is as often a housing estate
     {"nreg": "5464-10", "title": "Житловий Кодекс України", "abbreviations": ["ЖКУ"], "aliases": [], "indexed": True},
     # the catalog's one-word name of the Constitution is an "abbreviation"; its title's other word names nothing
@@ -256,6 +259,15 @@ def test_a_codes_two_letters_where_only_a_code_stands_name_its_u_abbreviation(qu
 
 def test_a_housing_estate_is_not_the_housing_code() -> None:
     assert profile("Купив квартиру в ЖК «Сонячний», забудовник не здає будинок. Що робити?").act_hints == []
+
+
+def test_a_title_a_few_words_into_a_laws_name_names_the_law() -> None:
+    # «протидію дискримінації» three words after «закон про» was searched as the question's topic only
+    assert [c.nreg for c in profile("Що каже закон про запобігання та протидію дискримінації?").act_hints] == [
+        "5207-17"]
+    # the same words as the question's subject still name no act
+    got = profile("Чи є протидія дискримінації на роботі обов'язком роботодавця?")
+    assert got.act_hints == [] and [c.nreg for c in got.topic_acts] == ["5207-17"]
 
 
 def test_a_second_pro_ends_the_name_of_a_law() -> None:
