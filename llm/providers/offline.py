@@ -394,8 +394,12 @@ def _with_meaning(question: str, sentences: list[str], words: list[float]) -> li
     return [word / best + MEANING_WEIGHT * (close[i] if i < len(close) else 0.0) for i, word in enumerate(words)]
 
 
-_ITEM = re.compile(r"^(?:\d+(?:-\d+)?\)|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")  # "11) які мають …", "а) …", "— …", "які …"
-_INLINE_LIST = re.compile(r":\s+(?:\d+(?:-\d+)?|[а-яіїєґ])\)\s")
+# An item's number may carry a superscript the source flattened with spaces («6 -1 ) при укладенні …», КЗпП ст. 24):
+# read as a bare «1 -1 ) домашніх працівників» it led an answer without the list it continues (КЗпП ст. 232).
+_ITEM_NUMBER = r"\d+(?:\s*-\s*\d+)?\s*\)"
+# "11) які мають …", "а) …", "— …", "які …"
+_ITEM = re.compile(rf"^(?:{_ITEM_NUMBER}|[а-яіїєґ]\)|[-—–•]\s|[а-яіїєґ'’])")
+_INLINE_LIST = re.compile(rf":\s+(?:{_ITEM_NUMBER}|[а-яіїєґ]\))\s")
 HEADER_CHARS = 240
 
 

@@ -237,6 +237,18 @@ def test_a_list_item_is_quoted_after_the_words_it_continues() -> None:
                     "(Закон «Про мобілізацію» ст. 23).")
 
 
+def test_an_item_whose_number_carries_a_flattened_superscript_is_quoted_after_its_list_opening() -> None:
+    # given an item numbered «1 -1 )» (the source flattens the superscript of 1¹ with spaces)
+    block = SourceBlock("КЗпП ст. 232", "k232", "Трудові спори, що підлягають безпосередньому розглядові у судах",
+                        "Безпосередньо в районних, міських чи міськрайонних судах розглядаються трудові спори за "
+                        "заявами:\n1) працівників підприємств про поновлення на роботі;\n"
+                        "1 -1 ) домашніх працівників;\n2) керівника підприємства про звільнення.")
+    answer = compose_answer(messages(blocks=[block], question="Я домашня працівниця. Куди подавати трудовий спір?"))
+    # then the item leads with the words it continues, never alone as «1 -1 ) домашніх працівників»
+    assert answer.split("\n")[0].startswith("Коротко: Безпосередньо в районних, міських чи міськрайонних судах "
+                                             "розглядаються трудові спори за заявами: 1 -1 ) домашніх працівників")
+
+
 def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quoted_alone() -> None:
     from llm.providers.offline import _with_headers
 
