@@ -471,11 +471,27 @@ def _disposition(sentence: str) -> tuple[str, str]:
     return "", ""
 
 
+# A window that leaves out the sentence's first clause leaves out who does what: «… погодженим з виборним органом
+# …, але не рідше двох разів на місяць …» led an answer on unpaid wages without «Заробітна плата виплачується
+# працівникам регулярно …». A first clause up to CLAUSE_HEAD_CHARS long is quoted before the window, «…» between
+# them, as a lawyer quotes. 0: the window alone.
+CLAUSE_HEAD_CHARS = 160
+
+
 def _clip_clauses(sentence: str, keep: set[str] | None, limit: int) -> str:
-    """The window of whole clauses, grown from the one that holds most of the question's words, that fits."""
+    """The window of whole clauses, grown from the one that holds most of the question's words, that fits; led by
+    the sentence's first clause when the window starts later."""
     if len(sentence) <= limit:
         return sentence
     clauses = _CLAUSES.split(sentence)
+    window = _window(clauses, keep, limit)
+    head = clauses[0]
+    if window.startswith("… ") and CLAUSE_HEAD_CHARS and len(head) <= CLAUSE_HEAD_CHARS and len(clauses) > 2:
+        return f"{head} {_window(clauses[1:], keep, limit - len(head) - 1)}"  # the window says «…» if it skips
+    return window
+
+
+def _window(clauses: list[str], keep: set[str] | None, limit: int) -> str:
     weight = [len(set(content_lemmas(c)) & (keep or set())) + (0.5 if _FIGURE.search(c) else 0) for c in clauses]
     best = max(range(len(clauses)), key=lambda i: (weight[i], -i))
     lo = hi = best
@@ -486,6 +502,7 @@ def _clip_clauses(sentence: str, keep: set[str] | None, limit: int) -> str:
             break
         j = max(fits, key=lambda j: (weight[j], -abs(j - best)))
         lo, hi = min(lo, j), max(hi, j)
+    lo = _out_of_bracket(clauses, lo, best)
     text = " ".join(clauses[lo:hi + 1])
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0]
@@ -493,6 +510,17 @@ def _clip_clauses(sentence: str, keep: set[str] | None, limit: int) -> str:
     # a cut inside a bracket closes it: «(крім випадків … воєнного стану …)», not an opening that never ends
     opened = text.count("(") - text.count(")")
     return ("… " if lo > 0 else "") + text.rstrip(" ;:,.") + (" …" + ")" * max(opened, 0) if cut else "")
+
+
+def _out_of_bracket(clauses: list[str], lo: int, best: int) -> int:
+    """A window that would open inside a bracket («… обраними і уповноваженими трудовим колективом), але …») opens
+    after the clause that closes it, unless the clause the window grew from is inside the bracket too."""
+    depth = sum(c.count("(") - c.count(")") for c in clauses[:lo])
+    k = lo
+    while depth > 0 and k < best:
+        depth += clauses[k].count("(") - clauses[k].count(")")
+        k += 1
+    return k if depth <= 0 else lo
 
 
 # A long bracket (a list of reasons or exceptions inside the rule: КЗпП ст. 38's «(переїзд на нове місце проживання;
