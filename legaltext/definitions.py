@@ -32,6 +32,13 @@ _GLOSS = re.compile(r"\(\s*([^()]{2,80}?)\s*\)")
 _DEFINITION_CONTEXT = re.compile(r"значенні|визначення\s+термін|терміни|поняття", re.I)
 
 
+def announces_terms(opening: str) -> bool:
+    """Does a list's opening say its items define terms («… терміни вживаються в такому значенні:», «Визначення
+    термінів»)? A dash inside an item of any other list («8) забезпечення права на апеляційний перегляд справи … - на
+    касаційне оскарження …») is no definition."""
+    return bool(_DEFINITION_CONTEXT.search(opening))
+
+
 @dataclass(frozen=True)
 class DefinedTerm:
     term: str  # as the act writes it

@@ -16,7 +16,7 @@ from html import unescape
 
 from legaltext.chunking import FINAL_PROVISIONS, is_repealed_stub, split_ref
 from legaltext.citations import find_citations
-from legaltext.definitions import clean_term, definition_term, extract_terms, term_key
+from legaltext.definitions import announces_terms, clean_term, definition_term, extract_terms, term_key
 from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
@@ -660,8 +660,11 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
         if header is not None:
             if (ref, header) not in header_quotable:
                 header_quotable[ref, header] = quotable(ref, header)
-            # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate
-            if not header_quotable[ref, header] or extract_terms(s, DEFINITIONS_CONTEXT):
+            # a defining item ("2) деалкоголізація - процес …") stands alone: its list's opening is boilerplate; an
+            # item of any other list keeps it, dash or not (КУ ст. 129's «8) … - на касаційне оскарження …» led an
+            # answer on appeals without «Основними засадами судочинства є:»)
+            if not header_quotable[ref, header] or (announces_terms(header)
+                                                    and extract_terms(s, DEFINITIONS_CONTEXT)):
                 header = None
         quotes.append(_Quote(ref, s, score + bonus[i], rank, pos, header, bonus=bonus[i]))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))

@@ -249,6 +249,19 @@ def test_an_item_whose_number_carries_a_flattened_superscript_is_quoted_after_it
                                              "розглядаються трудові спори за заявами: 1 -1 ) домашніх працівників")
 
 
+def test_an_item_with_a_dash_of_a_list_that_defines_nothing_keeps_its_opening() -> None:
+    # given the Constitution's list of the principles of justice, one item of which holds a dash
+    block = SourceBlock("КУ ст. 129", "k129", None,
+                        "Основними засадами судочинства є:\n1) рівність усіх учасників судового процесу перед законом "
+                        "і судом;\n8) забезпечення права на апеляційний перегляд справи та у визначених законом "
+                        "випадках - на касаційне оскарження судового рішення;\n9) обов’язковість судового рішення.")
+    answer = compose_answer(messages(blocks=[block], question="Чи можна оскаржити рішення суду в апеляції?"))
+    # then the item is not read as a defined term: it leads with the words it continues
+    assert answer.split("\n")[0] == ("Коротко: Основними засадами судочинства є: 8) забезпечення права на апеляційний "
+                                      "перегляд справи та у визначених законом випадках - на касаційне оскарження "
+                                      "судового рішення (КУ ст. 129).")
+
+
 def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quoted_alone() -> None:
     from llm.providers.offline import _with_headers
 
