@@ -30,10 +30,13 @@ def gap_sentence(reason: str, names: Iterable[str]) -> str:
             "норми.")
 
 
+NOTE_OPENING = "Зверніть увагу:"  # how every note to the reader opens (the gap's, the weak support's, the writer's)
+
+
 # What a weakly supported answer owes its reader (seed 002: downstream handles weak support): the gate found the
 # evidence far from the question, or the retries ran out, or too little was found — the quotes stand, and so does
 # the warning that they may not be the law that governs the case.
-WEAK_SUPPORT_NOTE = ("Зверніть увагу: у базі знань не знайшлося норми, яка прямо відповідає на це питання; наведені "
+WEAK_SUPPORT_NOTE = (f"{NOTE_OPENING} у базі знань не знайшлося норми, яка прямо відповідає на це питання; наведені "
                      "статті стосуються його лише частково. Можливо, його регулює акт, якого в базі немає.")
 
 

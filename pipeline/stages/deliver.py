@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from legaltext.citations import FoundCitation, basis_first, find_citations
 from pipeline.contracts import Answer, Citation, CoverageGap, Draft, SupportLevel, VerifyResult
-from pipeline.coverage import WEAK_SUPPORT_NOTE, gap_sentences, unnamed_acts
+from pipeline.coverage import NOTE_OPENING, WEAK_SUPPORT_NOTE, gap_sentences, unnamed_acts
 
 REMOVED = "[посилання вилучено: його немає серед доказів]"
 
@@ -52,7 +52,10 @@ def deliver(draft: Draft, result: VerifyResult, labels: Mapping[str, str], suppo
         level = "partial"
     if not kept:
         level = "none" if coverage_gap is None else "weak"
-    elif level == "weak" and coverage_gap is None:  # read before the quotes it qualifies; a gap has its own sentence
+    elif level == "weak" and coverage_gap is None and not text.lstrip().startswith(NOTE_OPENING):
+        # read before the quotes it qualifies; a gap has its own sentence, and a draft that opens with a note of its
+        # own («статті під номером 999 (КЗпП) серед знайдених норм немає …») has said why already — stacked, the two
+        # told the reader the act was maybe not in the base when the question named one it holds
         text = "\n\n".join([WEAK_SUPPORT_NOTE, text.lstrip()])
     return Answer(text=text, citations=list(kept.values()), support_level=level, coverage_gap=coverage_gap,
                   removed_citations=sorted(removed))

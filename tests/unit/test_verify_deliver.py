@@ -118,6 +118,16 @@ def test_an_answer_from_weak_evidence_warns_before_its_quotes() -> None:
     assert answer.support_level == "weak" and [c.article_ref for c in answer.citations] == ["КЗпП ст. 75"]
 
 
+def test_a_draft_that_opens_with_its_own_note_gets_no_second_one() -> None:
+    # given a weakly supported draft that says why itself: the article the question names is not in the evidence
+    own = "Зверніть увагу: статті під номером 999 (КЗпП) серед знайдених норм немає, тому нижче — лише пов'язані норми."
+    d = draft(f"{own}\n\n{SILENT}")
+    answer = deliver(d, verify(d, PROMPT, LABELS, None), LABELS, "weak", None)
+    # then no second note stacks on it (it said the act was maybe missing from the base, which holds КЗпП)
+    assert answer.text.startswith(own) and WEAK_SUPPORT_NOTE not in answer.text
+    assert answer.support_level == "weak"
+
+
 @pytest.mark.parametrize(("given", "gap"), [("partial", None), ("strong", None), ("weak", "gap")])
 def test_only_weak_support_without_a_declared_gap_gets_the_warning(given: SupportLevel, gap: str | None) -> None:
     coverage = PKU_GAP if gap else None
