@@ -25,10 +25,11 @@ How = Literal["nreg", "official_number", "abbreviation", "title", "alias", "part
 # Nouns that head an act's name; the broad match looks at the words right before them ("процесуального кодексу").
 _HEADS = frozenset(s[:NAME_STEM] for s in ("кодекс", "конституція", "статут", "положення", "регламент", "правило"))
 BROAD_MARGIN = 0.75  # broad candidates scoring below this share of the best are noise, not alternatives
-# The least share of a title's words the user's words must make up in the broad match. «закон про подарунки» met
-# «подарунк» in five tax acts on children's New Year gifts (1 word of 10–19) and asked the user to choose among them;
-# «закон про армію» named an amending law on veterans through one word of its 41. A name people use says most of the
-# title: «процесуальний кодекс» is 2 of 3 words of each procedural code's, «закон про пенсійне забезпечення» 2 of 2.
+# The least share of a title's words the user's words must make up in the broad match, unless they are the words
+# the title opens with. «закон про подарунки» met «подарунк» at the end of five tax acts on children's New Year gifts
+# (1 word of 10–19) and asked the user to choose among them. A name people use says most of the title («процесуальний
+# кодекс»: 2 of 3 words of each procedural code's) or its subject, which comes first («закон про біженців»: «Про
+# біженців та осіб, які потребують додаткового або тимчасового захисту»).
 BROAD_MIN_COVER = 0.3
 # «Про внесення змін до …»: one of thousands of amending laws, whose titles hold the words of the act they amend
 # («закон про пенсії про страховий стаж» named one on disability pensions). A name resolves to one only when it says
@@ -213,8 +214,10 @@ class Doclist:
             e = self.entries[i]
             if not amending_asked and _amending(e.title):
                 continue
-            cover = max((len(phrase) / len(set(n)) for n in e.names if phrase <= set(n)), default=0.0)
-            if cover >= BROAD_MIN_COVER:
+            names = [n for n in e.names if phrase <= set(n)]
+            cover = max((len(phrase) / len(set(n)) for n in names), default=0.0)
+            # or the name's words open the title («закон про біженців»: «Про біженців та осіб, які потребують …»)
+            if cover >= BROAD_MIN_COVER or any(set(n[:len(phrase)]) == phrase for n in names):
                 scored.append(e.candidate(0.8 * cover, "partial_title"))
         scored.sort(key=lambda c: (-c.score, not c.indexed, c.nreg))
         return [c for c in scored if c.score >= BROAD_MARGIN * scored[0].score] if scored else []

@@ -200,6 +200,7 @@ BROAD_CATALOG = _catalog(
     ("1060-12", "Про освіту", False),
     ("2145-19", "Про освіту", False),
     ("9000-20", "Про внесення змін до Закону України \"Про відпустки\"", False),
+    ("3671-17", "Про біженців та осіб, які потребують додаткового або тимчасового захисту", False),
 )
 
 
@@ -218,7 +219,9 @@ def test_one_word_of_a_long_title_is_not_its_name() -> None:
     assert got.reason == ACT_NOT_FOUND_IN_CATALOG and got.candidates == ()
 
 
-def test_a_name_that_is_most_of_a_title_still_resolves() -> None:
+def test_a_name_that_is_most_of_a_title_or_opens_it_still_resolves() -> None:
+    # one word of six, but the one the title opens with: its subject
+    assert [c.nreg for c in BROAD_CATALOG.resolve("закон про біженців").candidates] == ["3671-17"]
     assert [c.nreg for c in BROAD_CATALOG.resolve("закон про пенсійне страхування").candidates] == ["1058-15"]
     namesakes = BROAD_CATALOG.resolve("закон про освіту")
     assert namesakes.reason == AMBIGUOUS_ACT_MATCH
