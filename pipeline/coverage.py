@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from legaltext.text import lemma, normalize, words
-from pipeline.contracts import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE, CoverageGap, GapAct
+from pipeline.contracts import ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE, ACT_NOT_FOUND_IN_CATALOG, CoverageGap, GapAct
 
 # Words a mention of an act may leave out ("Податкового кодексу" names «Податковий кодекс України»).
 _OPTIONAL = frozenset({"україна", "про", "щодо", "для", "від", "закон"})
@@ -23,6 +23,11 @@ def act_name(act: GapAct) -> str:
 
 def gap_sentence(reason: str, names: Iterable[str]) -> str:
     joined = "; ".join(n for n in names if n)
+    if reason == ACT_NOT_FOUND_IN_CATALOG:
+        # the catalog knows no act by that name: «закон про подарунки» is more often a subject than a law, so the
+        # answer does not say the act exists and is missing, only that no act goes by that name
+        return (f"Зверніть увагу: акта з такою назвою ({joined}) у каталозі актів не знайдено, тому я не можу "
+                "послатися на його норми.")
     if reason == ACT_NOT_CHECKED_DOCLIST_UNAVAILABLE:
         return (f"Зверніть увагу: не вдалося перевірити, про який акт ідеться ({joined}): каталог актів зараз "
                 "недоступний, тому я не можу послатися на його норми.")

@@ -175,6 +175,15 @@ def test_deliver_appends_the_gap_sentence_when_the_write_retries_are_spent() -> 
     assert [c.article_ref for c in answer.citations] == ["КЗпП ст. 75"]
 
 
+def test_a_name_no_act_goes_by_is_not_called_a_missing_act() -> None:
+    # given a name the catalog knows no act by («закон про подарунки» is a subject more often than a law)
+    gap = CoverageGap(reason="ACT_NOT_FOUND_IN_CATALOG", acts=[{"nreg": "", "title": "закон про подарунки"}])
+    answer = deliver(draft(SILENT), verify(draft(SILENT), PROMPT, LABELS, gap), LABELS, "partial", gap)
+    # then the answer says no act goes by that name, not that the act exists and the base lacks it
+    assert "акта з такою назвою (закон про подарунки) у каталозі актів не знайдено" in answer.text
+    assert "немає в базі знань" not in answer.text
+
+
 def test_deliver_adds_nothing_when_the_draft_named_the_gap() -> None:
     text = "Податкового кодексу в базі немає. Відпустка триває 24 дні (КЗпП ст. 75)."
     answer = deliver(draft(text), verify(draft(text), PROMPT, LABELS, PKU_GAP), LABELS, "strong", PKU_GAP)
