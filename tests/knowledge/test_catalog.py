@@ -196,7 +196,8 @@ def test_a_codes_one_word_name_is_an_abbreviation_matched_in_any_case(db: Any, t
 
     assert Act.objects.get(nreg="80731-10").abbreviations == ["КУпАП", "адмінкодекс"]
     lexicon = load_lexicon()
-    assert lexicon.get("80731-10") is not None and lexicon.get("80731-10").label == "КУпАП"  # the label stays
+    entry = lexicon.get("80731-10")
+    assert entry is not None and entry.label == "КУпАП"  # the label stays
     for question in ("Який штраф за адмінкодексом?", "Що каже ст. 122 адмінкодексу?"):
         section = intake(question=question, specialist=SpecialistProfile(slug="demo"), max_chars=4000,
                          now=datetime.now(UTC))
