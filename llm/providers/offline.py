@@ -189,6 +189,7 @@ class _Quote:
     header: str | None = None  # the words a list item continues ("Не підлягають призову … військовозобов'язані:")
     also: tuple[str, ...] = ()  # other sources that say this very sentence (a code and its special law often do)
     bonus: float = 0.0  # of ``score``, what only orders it (the article the question names): not its weight
+    defining: bool = False  # an item of a list of defined terms: it says what it says alone
 
     @property
     def refs(self) -> tuple[str, ...]:
@@ -426,7 +427,8 @@ def _quoted(q: _Quote, keep: set[str]) -> str:
     body = _clip(q.sentence, keep)
     if not q.header:
         # a line that continues what the evidence does not show says so
-        return f"… {body}" if ORPHAN_ITEMS_CUT and _orphan(body, None) else body
+        # (a defined term's item is no continuation: «близькі особи - члени сім'ї …» says what it means alone)
+        return f"… {body}" if ORPHAN_ITEMS_CUT and _orphan(body, None) and not q.defining else body
     header = q.header.rstrip(" :")
     if len(header) > HEADER_CHARS:
         header = "… " + header[-HEADER_CHARS:].split(" ", 1)[-1]
@@ -648,6 +650,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     named_acts = named_labels(question, {split_ref(ref)[0] for ref, _ in sources})
     named = {ref for ref, _ in sources if split_ref(ref)[0] in named_acts}
     header_quotable: dict[tuple[str, str], bool] = {}  # the items of one list share its opening: checked once
+    glossaries = {ref for ref, _, heading in headed if heading and announces_terms(heading)}
     quotes = []
     for i, (rank, ref, pos, s, header) in enumerate(rows):
         score = scores[i] / (1 + SOURCE_RANK_DECAY * rank) + (100.0 if _defines(s, asked) else 0.0)
@@ -666,8 +669,16 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             if not header_quotable[ref, header] or (announces_terms(header)
                                                     and extract_terms(s, DEFINITIONS_CONTEXT)):
                 header = None
-        quotes.append(_Quote(ref, s, score + bonus[i], rank, pos, header, bonus=bonus[i]))
+        defining = header is None and _defines_a_term(s, ref in glossaries, rows[i][4])
+        quotes.append(_Quote(ref, s, score + bonus[i], rank, pos, header, bonus=bonus[i], defining=defining))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
+
+
+def _defines_a_term(sentence: str, in_glossary: bool, opening: str | None) -> bool:
+    """An item of a list of defined terms — of an article headed «Визначення термінів», or under an opening that
+    announces them — that defines one."""
+    glossary = in_glossary or (opening is not None and announces_terms(opening))
+    return glossary and bool(extract_terms(sentence, DEFINITIONS_CONTEXT))
 
 
 def _completed(q: _Quote, quotes: list[_Quote]) -> _Quote:

@@ -262,6 +262,16 @@ def test_an_item_with_a_dash_of_a_list_that_defines_nothing_keeps_its_opening() 
                                       "судового рішення (КУ ст. 129).")
 
 
+def test_a_defined_terms_item_from_the_middle_of_a_glossary_is_no_continuation() -> None:
+    # given a chunk of a glossary article that starts inside its list (the opening is in the chunk before)
+    block = SourceBlock("Закон «Про запобігання корупції» ст. 1", "k1", "Визначення термінів",
+                        "близькі особи - члени сім’ї суб’єкта декларування, а також чоловік, дружина, батько, мати;\n"
+                        "державний орган - орган державної влади, в тому числі колегіальний державний орган.")
+    answer = compose_answer(messages(blocks=[block], question="Що означає термін «близькі особи»?"))
+    # then the item is quoted as it stands, not after «…» as if it continued a sentence the answer does not show
+    assert answer.split("\n")[0].startswith("Коротко: близькі особи - члени сім’ї суб’єкта декларування")
+
+
 def test_a_sentence_after_the_list_and_an_opening_naming_another_article_are_quoted_alone() -> None:
     from llm.providers.offline import _with_headers
 
