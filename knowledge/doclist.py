@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from legaltext.lexicon import GENERIC_TITLE_WORDS, NAME_STEM, find_nregs, lemma_seq
+from legaltext.lexicon import AMENDING_STEM, GENERIC_TITLE_WORDS, NAME_STEM, find_nregs, is_amending_title, lemma_seq
 from legaltext.text import STOPWORDS, lemma, normalize, words
 from pipeline.contracts import (
     ACT_FOUND_AND_INDEXED,
@@ -31,10 +31,8 @@ BROAD_MARGIN = 0.75  # broad candidates scoring below this share of the best are
 # кодекс»: 2 of 3 words of each procedural code's) or its subject, which comes first («закон про біженців»: «Про
 # біженців та осіб, які потребують додаткового або тимчасового захисту»).
 BROAD_MIN_COVER = 0.3
-# «Про внесення змін до …»: one of thousands of amending laws, whose titles hold the words of the act they amend
-# («закон про пенсії про страховий стаж» named one on disability pensions). A name resolves to one only when it says
-# «внесення».
-_AMENDING_STEM = lemma("внесення")[:NAME_STEM]
+# An amending law («закон про пенсії про страховий стаж» named one on disability pensions) is a broad match only
+# when the name says «внесення».
 _OFFICIAL_NUMBER = re.compile(r"\b(\d{1,5})-([IVXLC]{1,6})\b")
 _QUESTION_WORDS = frozenset({"що", "передбачати", "говорити", "казати", "встановлювати", "визначати", "сказати",
                              "норма", "положення", "який", "згідно", "відповідно"})
@@ -49,10 +47,6 @@ def _stems_with_positions(text: str) -> list[tuple[str, int]]:
         if lem not in GENERIC_TITLE_WORDS:
             out.append((lem[:NAME_STEM], i))
     return out
-
-
-def _amending(title: str) -> bool:
-    return title.lower().startswith("про внесення змін")
 
 
 @dataclass(frozen=True)
@@ -208,11 +202,11 @@ class Doclist:
             return []
         pools = [self.by_stem.get(s, set()) for s in phrase]
         ids = set.intersection(*pools) if pools else set()
-        amending_asked = _AMENDING_STEM in phrase
+        amending_asked = AMENDING_STEM in phrase
         scored: list[DoclistCandidate] = []
         for i in ids:
             e = self.entries[i]
-            if not amending_asked and _amending(e.title):
+            if not amending_asked and is_amending_title(e.title):
                 continue
             names = [n for n in e.names if phrase <= set(n)]
             cover = max((len(phrase) / len(set(n)) for n in names), default=0.0)

@@ -17,6 +17,15 @@ _D = TypeVar("_D")
 GENERIC_TITLE_WORDS = frozenset({"україна", "закон", "про", "і", "та", "й", "в", "у", "з", "із", "на"})
 PRO = "про"  # kept only to anchor a one-word law title ("Про відпустки"), see ActLexicon.build
 _PRO_NAME = re.compile(r"^(?:(?:закон|зу)\s+(?:україни\s+)?)?«?про\s", re.I)
+# «Про внесення змін до …»: one of thousands of amending laws, whose titles hold the words of the act they amend. The
+# stem is «внесення» as a name's stems read it (NAME_STEM letters).
+AMENDING_STEM = "внесен"
+_AMENDING_TITLE = re.compile(r"^про\s+внесення\s+змін", re.I)
+
+
+def is_amending_title(name: str) -> bool:
+    """Does a title (or the words after «закон») open as an amending law's: «Про внесення змін (зміни) до …»."""
+    return bool(_AMENDING_TITLE.match(name.strip()))
 
 
 @dataclass(frozen=True)

@@ -660,6 +660,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             score *= OTHER_COURT_FACTOR
         if named and ref not in named:
             score *= NAMED_ACT_FACTOR
+        opening = header
         if header is not None:
             if (ref, header) not in header_quotable:
                 header_quotable[ref, header] = quotable(ref, header)
@@ -669,7 +670,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             if not header_quotable[ref, header] or (announces_terms(header)
                                                     and extract_terms(s, DEFINITIONS_CONTEXT)):
                 header = None
-        defining = header is None and _defines_a_term(s, ref in glossaries, rows[i][4])
+        defining = header is None and _defines_a_term(s, ref in glossaries, opening)
         quotes.append(_Quote(ref, s, score + bonus[i], rank, pos, header, bonus=bonus[i], defining=defining))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.pos))
 

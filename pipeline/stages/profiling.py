@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from legaltext.definitions import find_term
-from legaltext.lexicon import PRO, ActLexicon, find_nregs, lemma_tokens
+from legaltext.lexicon import AMENDING_STEM, PRO, ActLexicon, find_nregs, is_amending_title, lemma_tokens
 from legaltext.references import ArticleMention, article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
@@ -79,12 +79,12 @@ _SMALL_CODE = re.compile(r"\s*([а-яіїєґ]{2})(?![\w'’ʼ])", re.I)  # «ц
 _BEFORE_UKRAINE = re.compile(r"\s+(?:України|УРСР|УкрРСР)\b")
 
 
-def _code_form(token: str, bound: bool, index: _CueIndex) -> str:
+def _code_form(token: str, index: _CueIndex) -> str:
     """A code's two letters where only a code can stand — right after an article number or before «України» — read
     as the code's «…У» abbreviation when the two letters alone name nothing: «ЖК» is also a housing estate
     («квартира в ЖК «Сонячний»»), so the catalog holds the Housing Code as «ЖКУ» only, and «ст. 71 ЖК України»
     fetched article 71 of every act."""
-    if not bound or len(token) != 2 or not token.isupper() or token in index.exact:
+    if not token.isupper() or token in index.exact:
         return token
     return token + "У" if (token + "У").lower() in index.lower else token
 
@@ -108,9 +108,12 @@ def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) ->
     # number, where «ст. 1166 цк» can only name the code
     small = {after.start(1) for m in mentions if (after := _SMALL_CODE.match(text, m.end))}
     index = lexicon.derived("act_cues", lambda: _CueIndex.of(lexicon))
-    tokens = [(_code_form(m.group(0).upper() if m.start() in small else m.group(0), m.start() in small
-                          or _BEFORE_UKRAINE.match(text, m.end()) is not None, index), m.start())
-              for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text)]
+    tokens = []
+    for m in re.finditer(r"[0-9A-Za-zА-Яа-яІіЇїЄєҐґ'’ʼ]+", text):
+        tok = m.group(0).upper() if m.start() in small else m.group(0)
+        if len(tok) == 2 and (m.start() in small or _BEFORE_UKRAINE.match(text, m.end())):
+            tok = _code_form(tok, index)
+        tokens.append((tok, m.start()))
     entries = lexicon.entries
     for entry in (entries[i] for i in index.abbreviated([tok for tok, _ in tokens])):
         for abbrev in entry.abbreviations:
@@ -138,9 +141,8 @@ def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) ->
 
 
 # «законопроєкт» is a bill, not an act: «законопроект про внесення змін до Конституції» named an amending law
-_ACT_WORD_BEFORE = re.compile(r"(?:закон(?!опро[еє]кт)\w*|кодекс\w*|конституц\w*)\s+(?:україни\s+)?(?:[«\"]?про\s+)?$",
-                              re.I)
-_AMENDING_STEM = "внесен"  # «про внесення змін …», an amending law's title
+_LAW_WORD = r"закон(?!опро[еє]кт)\w*|кодекс\w*"
+_ACT_WORD_BEFORE = re.compile(rf"(?:{_LAW_WORD}|конституц\w*)\s+(?:україни\s+)?(?:[«\"]?про\s+)?$", re.I)
 ACT_WORD_WINDOW = 30  # chars before a title's words in which "закону", "Кодексу" make them a name
 
 
@@ -151,7 +153,7 @@ def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
     if cue.how != "title":
         return True
     stems = cue.matched.split()
-    if _AMENDING_STEM in stems[:2]:  # one of thousands of amending laws: a subject, unless quoted
+    if AMENDING_STEM in stems[:2]:  # one of thousands of amending laws: a subject, unless quoted
         return _quoted_at(text, pos)
     if any(s.startswith(("кодекс", "конституц")) for s in stems):
         return True
@@ -172,8 +174,8 @@ def _in_law_name(text: str, pos: int) -> bool:
     return bool(_LAW_PRO_BEFORE.search(text[max(0, pos - 2 * ACT_WORD_WINDOW):pos]))
 
 
-_LAW_PRO_BEFORE = re.compile(r"(?:закон(?!опро[еє]кт)\w*|кодекс\w*)\s+(?:україни\s+)?[«\"]?про\s+"
-                             r"(?:[^\s,.;:?!—–«»\"]+\s+){1,3}$", re.I)
+_LAW_PRO_BEFORE = re.compile(rf"(?:{_LAW_WORD})\s+(?:україни\s+)?[«\"]?про\s+(?:[^\s,.;:?!—–«»\"]+\s+){{1,3}}$",
+                             re.I)
 
 
 def _quoted_at(text: str, pos: int) -> bool:
@@ -190,8 +192,6 @@ _TAIL_AFTER = re.compile(
     r"це|цей|ці|ця|цю|цієї|цій|цих|цими|цього|цьому|цим|той|ту|того|тому|тих|таке|такі|такий|таку|такої|такого|таких|"
     r"все|усе|всі|його|її|їх|нього|неї|них|свою|своє|свого|свої|мою|моє|мого|мої|нашу|вашу|мене|нас|вас|себе|нічого|"
     r"щось)\b)[^\s,.;:?!—–]+){1,4}))")
-# «закон про внесення змін до …» cut to four words names no one act of the thousands of amending laws
-_AMENDING = re.compile(r"^про\s+внесення\s+змін", re.I)
 PHRASE_WINDOW = (50, 30)  # a cue this close (chars before, after) already binds the act word
 # Words before "закон"/"кодекс" that ask about or point at an act rather than name one: «яким законом це
 # врегульовано?», «відповідно до чинного закону» — no act to resolve.
@@ -216,7 +216,8 @@ def _unresolved_phrases(text: str, cue_positions: list[int], skip: tuple[int, in
         if before and all(lemma(w) in _NAMELESS for w in words(before.group(1))):
             before = None
         after = _TAIL_AFTER.match(text[m.end():])
-        if after and _AMENDING.match(after.group(1).removeprefix("України").strip()):
+        # «закон про внесення змін до …» cut to four words names no one act of the thousands of amending laws
+        if after and is_amending_title(after.group(1).removeprefix("України")):
             after = None
         phrase = (before.group(1) if before else "") + m.group("head") + (" " + after.group(1) if after else "")
         if before or after:  # the act word alone, in any case ("якщо в законі не вказано"), names no act
