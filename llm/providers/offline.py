@@ -78,6 +78,14 @@ WARTIME_EXCEPTION_FACTOR = 0.5
 # prompts, first citation gold: 1 → 0.401, 0.9 → 0.405, 0.8 → 0.409, 0.6 / 0.5 / 0.4 → 0.416 (cites gold 0.634 →
 # 0.642), 0.25 → 0.416 (0.638).
 OTHER_COURT_FACTOR = 0.6
+# A sentence whose main clause denies the rule («Відпустка … не надається, якщо дитина перебуває на державному
+# утриманні») shares the rule's words and adds its condition's: it outscored the rule it excepts and led «Коротко»
+# for «Скільки днів відпустки по догляду за дитиною до трьох років?». Unless the question itself says «не» (it may
+# ask for the exception), such a sentence weighs this much.
+NEGATED_RULE_FACTOR = 0.6
+_NEGATED_RULE = re.compile(r"^[^,;:]*\bне\s+(?:нада|пошир|застосову|виплачу|нарахову)(?:ється|ються)\b.*?"
+                           r"\b(?:якщо|у\s+разі|в\s+разі|коли)\b", re.I)
+_NEGATION_ASKED = re.compile(r"\bне\b", re.I)
 # A question that names an act («за Конституцією», «по закону про звернення громадян») asks what that act says: when
 # the evidence holds it, the other acts' sentences weigh this much (legaltext/named_acts.py; 1 turns it off). Writer
 # replay over the dev prompts (9 questions name an act): 0.7 and 0.5 change no lead; 0.3 leads «Чи обов'язково
@@ -645,6 +653,7 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
     scores, bonus = asked_first(question, scores, [(ref, pos, part) for (_, ref, pos, *_), part
                                                     in zip(rows, parts, strict=True)])
     wartime_asked = bool(_WARTIME_ASKED.search(question))
+    negation_asked = bool(_NEGATION_ASKED.search(question))
     court = court_of(question)
     other_court = {ref for ref, _ in sources if code_court(split_ref(ref)[0]) not in (None, court)}
     named_acts = named_labels(question, {split_ref(ref)[0] for ref, _ in sources})
@@ -658,6 +667,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
             score *= WARTIME_EXCEPTION_FACTOR
         if ref in other_court:
             score *= OTHER_COURT_FACTOR
+        if not negation_asked and _NEGATED_RULE.match(s):
+            score *= NEGATED_RULE_FACTOR
         if named and ref not in named:
             score *= NAMED_ACT_FACTOR
         opening = header

@@ -303,3 +303,38 @@ def test_a_question_asking_for_a_figure_is_read_from_its_words(question: str, as
     from llm.providers.offline import _Scorer
 
     assert _Scorer(question, []).figure is asks
+
+
+CHILDCARE = SourceBlock(
+    "КЗпП ст. 179", "k179", "Відпустки у зв'язку з вагітністю, пологами і для догляду за дитиною",
+    "Відпустка для догляду за дитиною до досягнення нею віку трьох років не надається, якщо дитина перебуває на "
+    "державному утриманні. "
+    "За бажанням матері одній з них надається відпустка для догляду за дитиною до досягнення нею трирічного віку.")
+
+
+@pytest.mark.parametrize(("question", "denial_leads"), [
+    ("Скільки днів відпустки по догляду за дитиною до трьох років?", False),
+    ("Коли відпустка для догляду за дитиною до трьох років не надається?", True),
+])
+def test_a_rule_denied_on_a_condition_follows_the_rule_unless_the_question_says_not(
+        monkeypatch: pytest.MonkeyPatch, question: str, denial_leads: bool) -> None:
+    from llm.providers import offline
+
+    # given the denial first and sharing more of the question's words than the rule it excepts (words alone choose)
+    monkeypatch.setattr(offline, "_similarity", None)
+    answer = compose_answer(messages(blocks=[CHILDCARE], question=question))
+    # then the rule leads «Коротко» unless the question asks when it does not apply
+    first = QUOTE.search(answer)
+    assert first is not None, answer
+    assert ("не надається" in first["quote"]) is denial_leads, answer
+
+
+def test_without_the_factor_the_denial_led(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llm.providers import offline
+
+    monkeypatch.setattr(offline, "_similarity", None)
+    monkeypatch.setattr(offline, "NEGATED_RULE_FACTOR", 1.0)
+    answer = compose_answer(messages(blocks=[CHILDCARE],
+                                     question="Скільки днів відпустки по догляду за дитиною до трьох років?"))
+    first = QUOTE.search(answer)
+    assert first is not None and "не надається" in first["quote"], answer
