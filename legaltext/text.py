@@ -137,7 +137,14 @@ def readings(word: str) -> tuple[str, ...]:
     if word.isdigit() or len(word) < 3:
         return (word,)
     parses = _morph().parse(_with_apostrophe(word))
-    return tuple(dict.fromkeys(str(p.normal_form) for p in parses))
+    return tuple(dict.fromkeys(_CARDINALS.get(str(p.normal_form), str(p.normal_form)) for p in parses))
+
+
+# A collective numeral counts what its cardinal counts: the statute's «троє і більше дітей» is the user's «трьох
+# дітей», yet the analyser reads «троє» first as «троя» (Troy) and «двоє» as a lemma of its own, so the writer, which
+# matches first readings, never met the mobilisation law's item on fathers of three. No act here names Troy.
+_CARDINALS = {"двоє": "два", "троє": "три", "троя": "три", "четверо": "чотири", "п'ятеро": "п'ять",
+              "шестеро": "шість", "семеро": "сім", "обоє": "обидва"}
 
 
 _LETTERS = "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"
