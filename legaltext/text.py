@@ -83,6 +83,8 @@ def words(text: str) -> list[str]:
 
 
 class _Tag(Protocol):
+    POS: str | None
+
     def __contains__(self, grammeme: object) -> bool: ...
 
 
@@ -272,3 +274,42 @@ def verbal_nouns(lemma: str) -> tuple[str, ...]:
     morph = _morph()
     return tuple(c for c in dict.fromkeys(_noun_candidates(verb)) if morph.word_is_known(c)
                  and any(str(p.normal_form) == c and "NOUN" in p.tag for p in morph.parse(c)))
+
+
+# A title set in the running text of an article («Інші заохочувальні та компенсаційні виплати.» between the parts of
+# Закон «Про оплату праці» ст. 2, «Загальні положення про правочини» before a chapter) is a short noun phrase:
+# adjectives before their noun, nothing that predicates («Усі об'єднання громадян рівні перед законом» has an
+# adjective after its noun; «Заява повинна бути вмотивованою» a verb).
+TITLE_PHRASE_MAX_WORDS = 6
+_TITLE_POS = frozenset({"NOUN", "ADJF", "CONJ", "NUMR", "PREP", "NPRO"})
+_NOT_TITLE = re.compile(r"[-–—:;,()\d]")
+
+
+def is_title_phrase(text: str) -> bool:
+    """``text`` reads as a title, not a statement: at most TITLE_PHRASE_MAX_WORDS words, capitalised, no
+    punctuation inside, nouns with the adjectives, numerals, conjunctions and prepositions before them, no verb."""
+    phrase = text.strip().rstrip(".")
+    if not phrase[:1].isupper() or _NOT_TITLE.search(phrase):
+        return False
+    seq = words(phrase)
+    if not seq or len(seq) > TITLE_PHRASE_MAX_WORDS:
+        return False
+    noun = False
+    for word in seq:
+        parses = _morph().parse(word)
+        if (parses[0].tag.POS not in _TITLE_POS or any(_finite(p.tag) for p in parses)
+                or (noun and any(_predicates(p.tag) for p in parses))):
+            return False
+        noun = noun or parses[0].tag.POS == "NOUN"
+    return noun
+
+
+def _finite(tag: _Tag) -> bool:
+    """A verb in a tense («діє», read first as a noun's form): the phrase says something."""
+    return tag.POS == "VERB" and any(t in tag for t in ("pres", "past", "futr"))
+
+
+def _predicates(tag: _Tag) -> bool:
+    """An adjective in the nominative after its noun says something of it («об'єднання … рівні»)."""
+    return tag.POS == "ADJF" and "nomn" in tag
+

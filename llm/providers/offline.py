@@ -21,7 +21,7 @@ from legaltext.lay_terms import lay_phrases, with_statutory_words
 from legaltext.named_acts import named_labels
 from legaltext.procedure import code_court, court_of
 from legaltext.sentences import closeness, conduct, split_sentences, with_brackets_closed, without_notes
-from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, question_lemmas
+from legaltext.text import RELEASE_LEMMA, content_lemmas, content_readings, is_title_phrase, question_lemmas
 from llm.providers.asked_article import absent_articles, asked_first, parts_of
 from llm.tokenizer import count_tokens, encoding_for_model
 from pipeline.coverage import gap_sentence
@@ -177,6 +177,8 @@ def is_statement(sentence: str) -> bool:
 # every such line as it stands.
 ORPHAN_ITEMS_CUT = 1
 ORPHAN_MIN_LEMMAS = 5
+# A title in an article's running text (legaltext.text.is_title_phrase) is not quoted as a statement; 0 quotes it.
+TITLES_CUT = 1
 
 
 def _orphan(sentence: str, header: str | None) -> bool:
@@ -641,7 +643,8 @@ def _candidates(sources: list[tuple[str, str]], question: str, asked: str | None
         text = _without_notes(body)
         own = with_brackets_closed(_after_heading(split_sentences(text), heading))
         for pos, ((s, header), part) in enumerate(zip(_with_headers(own), parts_of(text, own), strict=True)):
-            if not is_statement(s) or (_too_short_alone(s, header) and not _defines(s, asked)):
+            if (not is_statement(s) or (TITLES_CUT and header is None and is_title_phrase(s))
+                    or (_too_short_alone(s, header) and not _defines(s, asked))):
                 continue
             form = s if quotable(ref, s) else trimmed(ref, s) if trimmed else None
             if form is not None:

@@ -6,7 +6,16 @@ import pytest
 
 from knowledge.lexical import document_vector, question_vector, term_id
 from legaltext.lay_terms import EXPANSION_WEIGHT
-from legaltext.text import _morph, content_lemmas, lemma, question_lemmas, readings, spelled, verbal_nouns
+from legaltext.text import (
+    _morph,
+    content_lemmas,
+    is_title_phrase,
+    lemma,
+    question_lemmas,
+    readings,
+    spelled,
+    verbal_nouns,
+)
 
 
 @pytest.mark.parametrize(("form", "drifted"), [("його", "йога"), ("мене", "мен"), ("мені", "мен"),
@@ -166,3 +175,19 @@ def test_a_collective_numeral_reads_as_its_cardinal(collective: str, cardinal: s
     # «троє» first as «троя», so the writer, matching first readings, never met it
     assert lemma(collective) == lemma(cardinal)
     assert content_lemmas(f"{collective} дітей")[0] == question_lemmas(f"батька {cardinal} дітей")[1]
+
+
+@pytest.mark.parametrize("title", ["Інші заохочувальні та компенсаційні виплати.", "Загальні положення про правочини",
+                                   "Органи державної виконавчої служби", "Додаткова заробітна плата."])
+def test_a_title_in_running_text_reads_as_a_title(title: str) -> None:
+    assert is_title_phrase(title)
+
+
+@pytest.mark.parametrize("statement", [
+    "Усі об'єднання громадян рівні перед законом.", "Управитель діє без довіреності.",
+    "Заява про відмову повинна бути вмотивованою.", "Шлюб - це союз жінки та чоловіка.",
+    "Права людини невідчужувані.", "кожен має право на житло",
+])
+def test_a_short_statement_is_not_a_title(statement: str) -> None:
+    # an adjective after its noun predicates, a verb read first as a noun's form («діє») is still a verb
+    assert not is_title_phrase(statement)

@@ -338,3 +338,22 @@ def test_without_the_factor_the_denial_led(monkeypatch: pytest.MonkeyPatch) -> N
                                      question="Скільки днів відпустки по догляду за дитиною до трьох років?"))
     first = QUOTE.search(answer)
     assert first is not None and "не надається" in first["quote"], answer
+
+
+PAY_KINDS = SourceBlock(
+    "Закон «Про оплату праці» ст. 2", "p2", "Структура заробітної плати",
+    "Інші заохочувальні та компенсаційні виплати. До них належать виплати у формі винагород за підсумками роботи за "
+    "рік, премії за спеціальними системами і положеннями.")
+
+
+@pytest.mark.parametrize(("cut", "title_quoted"), [(1, False), (0, True)])
+def test_a_title_in_an_articles_text_is_not_quoted_as_a_statement(
+        monkeypatch: pytest.MonkeyPatch, cut: int, title_quoted: bool) -> None:
+    from llm.providers import offline
+
+    # given a title that holds more of the question's words than the sentence under it
+    monkeypatch.setattr(offline, "_similarity", None)
+    monkeypatch.setattr(offline, "TITLES_CUT", cut)
+    answer = compose_answer(messages(blocks=[PAY_KINDS], question="Чи мають платити інші заохочувальні виплати?"))
+    # then the title is quoted only when titles are not cut
+    assert ("Інші заохочувальні та компенсаційні виплати (" in answer) is title_quoted, answer
