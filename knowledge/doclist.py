@@ -31,8 +31,6 @@ BROAD_MARGIN = 0.75  # broad candidates scoring below this share of the best are
 # кодекс»: 2 of 3 words of each procedural code's) or its subject, which comes first («закон про біженців»: «Про
 # біженців та осіб, які потребують додаткового або тимчасового захисту»).
 BROAD_MIN_COVER = 0.3
-# An amending law («закон про пенсії про страховий стаж» named one on disability pensions) is a broad match only
-# when the name says «внесення».
 _OFFICIAL_NUMBER = re.compile(r"\b(\d{1,5})-([IVXLC]{1,6})\b")
 _QUESTION_WORDS = frozenset({"що", "передбачати", "говорити", "казати", "встановлювати", "визначати", "сказати",
                              "норма", "положення", "який", "згідно", "відповідно"})
@@ -202,6 +200,8 @@ class Doclist:
             return []
         pools = [self.by_stem.get(s, set()) for s in phrase]
         ids = set.intersection(*pools) if pools else set()
+        # an amending law («закон про пенсії про страховий стаж» named one on disability pensions) only when the name
+        # says «внесення»
         amending_asked = AMENDING_STEM in phrase
         scored: list[DoclistCandidate] = []
         for i in ids:

@@ -125,6 +125,13 @@ def _with_apostrophe(word: str) -> str:
     return word
 
 
+# A collective numeral counts what its cardinal counts: the statute's «троє і більше дітей» is the user's «трьох
+# дітей», yet the analyser reads «троє» first as «троя» (Troy) and «двоє» as a lemma of its own, so the writer, which
+# matches first readings, never met the mobilisation law's item on fathers of three. No act here names Troy.
+_CARDINALS = {"двоє": "два", "троє": "три", "троя": "три", "четверо": "чотири", "п'ятеро": "п'ять",
+              "шестеро": "шість", "семеро": "сім", "обоє": "обидва"}
+
+
 def lemma(word: str) -> str:
     """The analyser's first reading of ``word`` (``readings``)."""
     return readings(word)[0]
@@ -140,13 +147,6 @@ def readings(word: str) -> tuple[str, ...]:
         return (word,)
     parses = _morph().parse(_with_apostrophe(word))
     return tuple(dict.fromkeys(_CARDINALS.get(str(p.normal_form), str(p.normal_form)) for p in parses))
-
-
-# A collective numeral counts what its cardinal counts: the statute's «троє і більше дітей» is the user's «трьох
-# дітей», yet the analyser reads «троє» first as «троя» (Troy) and «двоє» as a lemma of its own, so the writer, which
-# matches first readings, never met the mobilisation law's item on fathers of three. No act here names Troy.
-_CARDINALS = {"двоє": "два", "троє": "три", "троя": "три", "четверо": "чотири", "п'ятеро": "п'ять",
-              "шестеро": "шість", "семеро": "сім", "обоє": "обидва"}
 
 
 _LETTERS = "абвгґдеєжзиіїйклмнопрстуфхцчшщьюя"
@@ -312,4 +312,3 @@ def _finite(tag: _Tag) -> bool:
 def _predicates(tag: _Tag) -> bool:
     """An adjective in the nominative after its noun says something of it («об'єднання … рівні»)."""
     return tag.POS == "ADJF" and "nomn" in tag
-

@@ -167,15 +167,15 @@ def _names_the_act(text: str, cue: ActCue, pos: int) -> bool:
     return act_word
 
 
+_LAW_PRO_BEFORE = re.compile(rf"(?:{_LAW_WORD})\s+(?:україни\s+)?[«\"]?про\s+(?:[^\s,.;:?!—–«»\"]+\s+){{1,3}}$",
+                             re.I)
+
+
 def _in_law_name(text: str, pos: int) -> bool:
     """The title's words stand a few words into the name «закон про …» gives: «закон про запобігання та протидію
     дискримінації» matched the law's «протидія дискримінації» three words after «про», and the law was searched as a
     topic only."""
     return bool(_LAW_PRO_BEFORE.search(text[max(0, pos - 2 * ACT_WORD_WINDOW):pos]))
-
-
-_LAW_PRO_BEFORE = re.compile(rf"(?:{_LAW_WORD})\s+(?:україни\s+)?[«\"]?про\s+(?:[^\s,.;:?!—–«»\"]+\s+){{1,3}}$",
-                             re.I)
 
 
 def _quoted_at(text: str, pos: int) -> bool:
