@@ -186,6 +186,19 @@ def spelled(word: str) -> str:
     return word
 
 
+def _mended_word(word: str) -> str:
+    fixed = spelled(word.lower())
+    if fixed == word.lower():
+        return word
+    return fixed.upper() if word.isupper() and len(word) > 1 else (fixed.capitalize() if word[0].isupper() else fixed)
+
+
+def mended(text: str) -> str:
+    """``text`` with each word's typing slip mended as ``spelled`` mends it (a capital kept), every other character
+    as it was: the text a model embeds, which reads «заотіли» as no word at all."""
+    return _WORD.sub(lambda m: "-".join(_mended_word(p) if p else p for p in m.group().split("-")), text)
+
+
 def question_words(text: str) -> list[str]:
     """A question's words as a reader takes them: slips mended (``spelled``), and a compound the dictionary does
     not know («фірма-покупець», «мама-пенсіонерка») followed by its parts."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from legaltext.text import normalize, unmixed
+from legaltext.text import mended, normalize, unmixed
 from pipeline.contracts import Intake, SpecialistProfile
 
 
@@ -13,7 +13,10 @@ class IntakeError(ValueError):
 
 
 def intake(*, question: str, specialist: SpecialistProfile, max_chars: int, now: datetime) -> Intake:
-    normalized = unmixed(normalize(question))  # «звiльнити» typed with a Latin «i» is «звільнити»
+    # «звiльнити» typed with a Latin «i» is «звільнити»; a slip is mended («поясненя» → «пояснення») for every stage
+    # after U1, the model that embeds the question among them: eval/natural dev with two slips a question (bench,
+    # session 41) hit@10 0.883 → 0.918, cited gold 0.732 → 0.809; dev as typed unchanged
+    normalized = mended(unmixed(normalize(question)))
     if not normalized:
         raise IntakeError("the question is empty")
     if len(normalized) > max_chars:

@@ -11,6 +11,7 @@ from legaltext.text import (
     content_lemmas,
     is_title_phrase,
     lemma,
+    mended,
     question_lemmas,
     readings,
     spelled,
@@ -60,6 +61,17 @@ def test_a_slip_in_a_question_word_is_mended_to_the_one_word_it_can_be(typed: st
 ])
 def test_a_word_with_no_single_likely_mend_stays_as_typed(word: str) -> None:
     assert spelled(word) == word
+
+
+def test_a_question_is_mended_word_by_word_keeping_its_capitals_and_punctuation() -> None:
+    # the model that embeds the question reads «Поясненя» or «чиновнік» as no word it knows
+    assert mended("Поясненя не дали, а ЧИНОВНІК пішов.") == "Пояснення не дали, а ЧИНОВНИК пішов."
+    assert mended("Мама-пенсіонерка, підїзду, гарнитури!") == "Мама-пенсіонерка, під'їзду, гарнітури!"
+
+
+@pytest.mark.parametrize("text", ["Мене звільнили з роботи.", "Реклмою сбор", "QR-код і ТЦК", ""])
+def test_known_words_and_words_with_no_single_mend_stay_as_written(text: str) -> None:
+    assert mended(text) == text
 
 
 def test_a_compound_the_dictionary_lacks_is_also_read_as_its_parts() -> None:

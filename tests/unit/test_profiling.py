@@ -328,6 +328,14 @@ def test_intake_reads_latin_look_alikes_in_ukrainian_words_as_cyrillic() -> None
     assert section.question == "Чи можуть звiльнити мене пiд час лiкарняного?"  # what the user typed is kept
 
 
+def test_intake_mends_a_slip_every_later_stage_reads() -> None:
+    # the lexical search mended «поясненя» by itself; the model that embeds the question, the writer and a real
+    # model's prompt read U1's text
+    section = take("Мене звільнили без поясненя причин, а чиновнік не відповідає.")
+    assert section.normalized == "Мене звільнили без пояснення причин, а чиновник не відповідає."
+    assert section.question == "Мене звільнили без поясненя причин, а чиновнік не відповідає."
+
+
 @pytest.mark.parametrize("question", [
     "Що каже Конституція про право на працю?",
     "Чи обов'язково служити в армії за Конституцією?",
