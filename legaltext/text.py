@@ -199,6 +199,21 @@ def mended(text: str) -> str:
     return _WORD.sub(lambda m: "-".join(_mended_word(p) if p else p for p in m.group().split("-")), text)
 
 
+_LOWER_CYRILLIC = re.compile(r"[а-яіїєґ]")
+
+
+def as_question(text: str) -> str:
+    """``text`` begun with a capital and ended with «?» where it has neither («чи можуть звільнити на лікарняному» →
+    «Чи можуть звільнити на лікарняному?»): the model that embeds a question reads a lower-case one, cut off without
+    its mark, as another text. Only a first Cyrillic letter is raised and only a text ending in a letter or a digit
+    gains the mark; every other character as it was."""
+    if not text:
+        return text
+    if _LOWER_CYRILLIC.match(text):
+        text = text[0].upper() + text[1:]
+    return f"{text}?" if text[-1].isalnum() else text
+
+
 def question_words(text: str) -> list[str]:
     """A question's words as a reader takes them: slips mended (``spelled``), and a compound the dictionary does
     not know («фірма-покупець», «мама-пенсіонерка») followed by its parts."""

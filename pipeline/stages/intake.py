@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from legaltext.text import mended, normalize, unmixed
+from legaltext.text import as_question, mended, normalize, unmixed
 from pipeline.contracts import Intake, SpecialistProfile
 
 
@@ -21,4 +21,7 @@ def intake(*, question: str, specialist: SpecialistProfile, max_chars: int, now:
         raise IntakeError("the question is empty")
     if len(normalized) > max_chars:
         raise IntakeError(f"the question is {len(normalized)} characters; the limit is {max_chars}")
-    return Intake(question=question, normalized=normalized, specialist=specialist, received_at=now.isoformat())
+    # begun with a capital and ended with «?» where typed without (after the limit: the mark is ours): dev typed in
+    # lower case without punctuation hit@1 0.685 → 0.650, hit@10 0.946 → 0.930; read as a question 0.677 / 0.957
+    return Intake(question=question, normalized=as_question(normalized), specialist=specialist,
+                  received_at=now.isoformat())

@@ -8,6 +8,7 @@ from knowledge.lexical import document_vector, question_vector, term_id
 from legaltext.lay_terms import EXPANSION_WEIGHT
 from legaltext.text import (
     _morph,
+    as_question,
     content_lemmas,
     is_title_phrase,
     lemma,
@@ -72,6 +73,20 @@ def test_a_question_is_mended_word_by_word_keeping_its_capitals_and_punctuation(
 @pytest.mark.parametrize("text", ["Мене звільнили з роботи.", "Реклмою сбор", "QR-код і ТЦК", ""])
 def test_known_words_and_words_with_no_single_mend_stay_as_written(text: str) -> None:
     assert mended(text) == text
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("чи можуть звільнити на лікарняному", "Чи можуть звільнити на лікарняному?"),
+    ("мене звільнили. це законно", "Мене звільнили. це законно?"),
+    ("скільки днів відпустки 2024", "Скільки днів відпустки 2024?"),
+    ("Мене звільнили на лікарняному.", "Мене звільнили на лікарняному."),
+    ("Що робити...", "Що робити..."),
+    ("(ст. 40 КЗпП)", "(ст. 40 КЗпП)"),  # a first sign stays, so does a last bracket
+    ("iPhone не ремонтують", "iPhone не ремонтують?"),
+    ("", ""),
+])
+def test_a_question_typed_without_a_capital_or_its_mark_reads_as_one(typed: str, read: str) -> None:
+    assert as_question(typed) == read
 
 
 def test_a_compound_the_dictionary_lacks_is_also_read_as_its_parts() -> None:
