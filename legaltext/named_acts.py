@@ -46,9 +46,12 @@ CODE_NAMES: dict[str, tuple[str, ...]] = {
 }
 # The other abbreviations people write for the codes («ст. 185 ККУ», «ст. 130 КпАП»), each matched as written.
 CODE_ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "ЦК": ("ЦКУ",), "КК": ("ККУ",), "СК": ("СКУ",), "ЗК": ("ЗКУ",), "ЖК": ("ЖКУ",), "ГК": ("ГКУ",),
+    "КЗпП": ("КЗоТ", "КЗпПУ"), "ЦК": ("ЦКУ",), "КК": ("ККУ",), "СК": ("СКУ",), "ЗК": ("ЗКУ",), "ЖК": ("ЖКУ",),
+    "ГК": ("ГКУ",),
     "КУпАП": ("КпАП", "КУАП", "КоАП"), "ЦПК": ("ЦПКУ",), "КПК": ("КПКУ",), "ГПК": ("ГПКУ",), "КАС": ("КАСУ",),
 }
+# The case endings people add to an abbreviation declined as a word («по КЗоТу», «за КУпАПом»).
+CASE_ENDING = r"(?:у|ю|і|а|ом|ем|ові)"
 _LAW_LABEL = re.compile(r"^Закон\s+«(?P<title>.+)»$")
 # An abbreviation of two or three letters is matched as written (ЦК, not «цк»); a longer one in any case (КЗПП).
 SHORT_ABBREVIATION = 3
@@ -88,7 +91,8 @@ def _named(question: str, asked: tuple[frozenset[str], ...], label: str) -> bool
     if " " not in label:
         for abbreviation in (label, *CODE_ABBREVIATIONS.get(label, ())):
             flags = 0 if len(abbreviation) <= SHORT_ABBREVIATION else re.I
-            if re.search(rf"(?<![\w-]){re.escape(abbreviation)}(?![\w-])", question, flags):
+            declined = f"{CASE_ENDING}?" if abbreviation[-1].isupper() else ""
+            if re.search(rf"(?<![\w-]){re.escape(abbreviation)}{declined}(?![\w-])", question, flags):
                 return True
     return any(_holds(asked, name, after_law) for name, after_law in _names(label))
 

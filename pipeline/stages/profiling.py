@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from legaltext.definitions import find_term
 from legaltext.lexicon import AMENDING_STEM, PRO, ActLexicon, find_nregs, is_amending_title, lemma_tokens
+from legaltext.named_acts import CASE_ENDING
 from legaltext.references import ArticleMention, article_mentions
 from legaltext.text import content_lemmas, lemma, words
 from pipeline.contracts import ActCue, ArticleRefCue, Intake, QueryProfile
@@ -89,6 +90,18 @@ def _code_form(token: str, index: _CueIndex) -> str:
     return token + "У" if (token + "У").lower() in index.lower else token
 
 
+# A code's abbreviation declined as a word: «по КЗоТу», «за КУпАПом» — a case ending in small letters after a capital.
+_DECLINED = re.compile(rf"^(?P<abbrev>\w*[А-ЯІЇЄҐ]){CASE_ENDING}$")
+
+
+def _undeclined(token: str, index: _CueIndex) -> str:
+    """The abbreviation a declined token stands for, when the catalog holds it (and not the token as written)."""
+    m = _DECLINED.match(token)
+    if m is None or len(m["abbrev"]) <= 2 or token.lower() in index.lower:
+        return token
+    return m["abbrev"] if m["abbrev"].lower() in index.lower else token
+
+
 def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) -> list[tuple[ActCue, int]]:
     """Exact cues first: registration numbers, then abbreviations, then title/alias lemma sequences."""
     found: dict[str, tuple[ActCue, int]] = {}
@@ -113,6 +126,7 @@ def _act_cues(text: str, lexicon: ActLexicon, mentions: list[ArticleMention]) ->
         tok = m.group(0).upper() if m.start() in small else m.group(0)
         if len(tok) == 2 and (m.start() in small or _BEFORE_UKRAINE.match(text, m.end())):
             tok = _code_form(tok, index)
+        tok = _undeclined(tok, index)
         tokens.append((tok, m.start()))
     entries = lexicon.entries
     for entry in (entries[i] for i in index.abbreviated([tok for tok, _ in tokens])):

@@ -256,6 +256,21 @@ def test_a_codes_two_letters_where_only_a_code_stands_name_its_u_abbreviation(qu
     assert [(r.article, r.act_nreg) for r in got.article_refs] == [("71", "5464-10")]
 
 
+@pytest.mark.parametrize(("question", "nreg"), [
+    ("Чи можуть звільнити на лікарняному по КЗпПу?", "322-08"),
+    ("Який штраф за КУпАПом за паління в під'їзді?", "80731-10"),
+    ("Що каже ЦК про позовну давність?", "435-15"),
+])
+def test_a_codes_abbreviation_declined_as_a_word_names_the_code(question: str, nreg: str) -> None:
+    assert [c.nreg for c in profile(question).act_hints] == [nreg]
+
+
+@pytest.mark.parametrize("question", ["Мене викликали в ТЦКу", "Працюю в ЦКа"])
+def test_a_declined_word_whose_stem_names_no_act_names_none(question: str) -> None:
+    # «ЦК» is two letters: only as written; «ТЦК» is no act's abbreviation
+    assert profile(question).act_hints == []
+
+
 def test_a_housing_estate_is_not_the_housing_code() -> None:
     assert profile("Купив квартиру в ЖК «Сонячний», забудовник не здає будинок. Що робити?").act_hints == []
 
