@@ -199,6 +199,26 @@ def mended(text: str) -> str:
     return _WORD.sub(lambda m: "-".join(_mended_word(p) if p else p for p in m.group().split("-")), text)
 
 
+# The courtesies a message opens and closes with («Доброго дня! Підкажіть, будь ласка, …», «… Заздалегідь дякую!»):
+# no word of them is law, and the model that embeds the question reads them as part of what is asked.
+_OPENING = re.compile(
+    r"^(?:(?:(?:доброго|добрий|доброї)\s+(?:дня|день|вечора|вечір|ранку|ранок|доби)|вітаю|привіт|здрастуйте|"
+    r"здравствуйте|доброго\s+здоров['’ʼ]я|шановн\w+(?:\s+(?:юрист|адвокат|консультант|пан)\w*)?|"
+    r"(?:підкажіть|допоможіть|порадьте|скажіть|поясніть)(?:[,\s]+будь\s+ласка)?|будь\s+ласка|"
+    r"(?:у\s+мене|маю)\s+(?:таке\s+|одне\s+)?(?:питання|запитання))(?=[\s!.,:;—–-])[\s!.,:;—–-]*)+", re.I)
+_CLOSING = re.compile(
+    r"(?<=[.!?…])(?:\s*(?:(?:заздалегідь\s+|щиро\s+|дуже\s+)?дякую(?:\s+за\s+(?:відповідь|допомогу|пораду|"
+    r"увагу))?|(?:буду\s+)?(?:дуже\s+)?вдячн\w+(?:\s+за\s+(?:відповідь|допомогу|пораду))?|"
+    r"дуже\s+потрібна\s+(?:ваша\s+)?(?:порада|допомога|відповідь))[\s!.)…]*)+$", re.I)
+
+
+def without_courtesies(text: str) -> str:
+    """``text`` without the greeting and the request it opens with and the thanks it closes with; the text as it
+    was when nothing else is left (a greeting alone is still what the user wrote)."""
+    rest = _CLOSING.sub("", _OPENING.sub("", text)).strip()
+    return rest if _WORD.search(rest) else text
+
+
 _LOWER_CYRILLIC = re.compile(r"[а-яіїєґ]")
 
 

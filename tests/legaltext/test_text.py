@@ -17,6 +17,7 @@ from legaltext.text import (
     readings,
     spelled,
     verbal_nouns,
+    without_courtesies,
 )
 
 
@@ -87,6 +88,22 @@ def test_known_words_and_words_with_no_single_mend_stay_as_written(text: str) ->
 ])
 def test_a_question_typed_without_a_capital_or_its_mark_reads_as_one(typed: str, read: str) -> None:
     assert as_question(typed) == read
+
+
+@pytest.mark.parametrize(("typed", "asked"), [
+    ("Доброго дня! Підкажіть, будь ласка, чи можуть звільнити на лікарняному? Дякую!",
+     "чи можуть звільнити на лікарняному?"),
+    ("Добрий день. Маю питання. Мене звільнили. Заздалегідь дякую за відповідь.", "Мене звільнили."),
+    ("Шановні юристи, допоможіть! Сусід залив квартиру.", "Сусід залив квартиру."),
+    ("Чи можна звільнити вагітну? Буду вдячна за відповідь!", "Чи можна звільнити вагітну?"),
+    # courtesy words inside what is asked stay; so does a greeting that is all the user wrote
+    ("Мені сказали: дякую, ви звільнені. Це законно?", "Мені сказали: дякую, ви звільнені. Це законно?"),
+    ("Привітати колегу з днем народження в робочий час можна?",
+     "Привітати колегу з днем народження в робочий час можна?"),
+    ("Доброго дня!", "Доброго дня!"),
+])
+def test_the_courtesies_a_message_opens_and_closes_with_are_not_the_question(typed: str, asked: str) -> None:
+    assert without_courtesies(typed) == asked
 
 
 def test_a_compound_the_dictionary_lacks_is_also_read_as_its_parts() -> None:

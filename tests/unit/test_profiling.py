@@ -350,6 +350,11 @@ def test_intake_mends_a_slip_every_later_stage_reads() -> None:
     assert section.question == "Мене звільнили без поясненя причин, а чиновнік не відповідає."
 
 
+def test_intake_reads_the_question_without_the_greeting_and_the_thanks_around_it() -> None:
+    section = take("Доброго дня! Підкажіть, будь ласка, чи можуть звільнити на лікарняному? Заздалегідь дякую!")
+    assert section.normalized == "Чи можуть звільнити на лікарняному?"
+
+
 def test_intake_reads_a_question_typed_without_a_capital_or_its_mark_as_one() -> None:
     section = take("чи можуть звільнити мене на лікарняному")
     assert section.normalized == "Чи можуть звільнити мене на лікарняному?"
