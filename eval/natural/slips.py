@@ -4,7 +4,9 @@ A robustness probe, not a measure of its own: the same questions and gold, the w
 ``--kind typo`` (the default): in each question up to SLIPS_PER_QUESTION words of at least SLIP_MIN_LETTERS letters
 get one slip each — a letter dropped, two neighbours transposed or a letter doubled, never the first letter.
 ``--kind keyboard``: the Ukrainian letters a Russian layout lacks typed as its nearest («і», «ї» → «и», «є» → «е»),
-no apostrophe. The same file and seed give the same output (README "Retrieval quality", session 41)."""
+no apostrophe. ``--kind bare``: lower case, no punctuation, as a phone's chat is typed. ``--kind courtesy``: a
+greeting and a request before the question, thanks after it, as a message to a lawyer opens and closes. The same
+file and seed give the same output (README "Retrieval quality", session 41)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ from pathlib import Path
 SLIPS_PER_QUESTION = 2
 SLIP_MIN_LETTERS = 6
 _LETTERS = re.compile(r"\W")
+_PUNCTUATION = re.compile(r"[^\w\s'’-]")
+OPENINGS = ("Доброго дня! ", "Добрий день. Підкажіть, будь ласка. ", "Вітаю! Маю питання. ",
+            "Здравствуйте, допоможіть, будь ласка. ")
+CLOSINGS = (" Дякую!", " Заздалегідь дякую за відповідь.", " Дуже потрібна ваша порада.", "")
+KINDS = ("typo", "keyboard", "bare", "courtesy")
 _KEYBOARD = str.maketrans({"і": "и", "ї": "и", "є": "е", "І": "И", "Ї": "И", "Є": "Е", "'": None, "’": None})
 
 
@@ -44,10 +51,26 @@ def keyboard(question: str) -> str:
     return question.translate(_KEYBOARD)
 
 
+def bare(question: str) -> str:
+    return _PUNCTUATION.sub("", question.lower())
+
+
+def courteous(question: str, rng: random.Random) -> str:
+    return rng.choice(OPENINGS) + question + rng.choice(CLOSINGS)
+
+
+def rewritten(question: str, kind: str, rng: random.Random) -> str:
+    if kind == "typo":
+        return with_slips(question, rng)
+    if kind == "courtesy":
+        return courteous(question, rng)
+    return keyboard(question) if kind == "keyboard" else bare(question)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
-    parser.add_argument("--kind", choices=("typo", "keyboard"), default="typo")
+    parser.add_argument("--kind", choices=KINDS, default="typo")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -55,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         if not line.strip():
             continue
         case = json.loads(line)
-        question = with_slips(case["question"], rng) if args.kind == "typo" else keyboard(case["question"])
+        question = rewritten(case["question"], args.kind, rng)
         sys.stdout.write(json.dumps({**case, "question": question}, ensure_ascii=False) + "\n")
     return 0
 

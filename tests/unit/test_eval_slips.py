@@ -47,3 +47,10 @@ def test_the_same_file_and_seed_write_the_same_lines(tmp_path: Path, capsys: pyt
     assert outputs[0] == outputs[1]
     line = json.loads(outputs[0])
     assert line["gold"] == [{"act_nreg": "322-08", "article": "115"}] and line["question"] != QUESTION
+
+
+def test_the_bare_and_courtesy_kinds_keep_the_question_inside() -> None:
+    s = slips()
+    assert s.bare("Куди скаржитися, якщо затримують зарплату?") == "куди скаржитися якщо затримують зарплату"
+    dressed = s.courteous(QUESTION, random.Random(2))
+    assert QUESTION in dressed and dressed != QUESTION
