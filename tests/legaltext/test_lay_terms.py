@@ -213,7 +213,6 @@ EXPANDS = [
     pytest.param("Мене не оформлюють офіційно", {"допущений", "укладення"}, id="not-hired-officially"),
     pytest.param("Чи можна вимагати відсотки за прострочення оплати?", {"річний", "прострочений"},
                  id="interest-on-a-late-payment"),
-    pytest.param("Чи пустять мого адвоката на допит?", {"правовий", "допомога"}, id="lawyer-at-questioning"),
     pytest.param("Чи можна подати скаргу анонімно?", {"підписаний", "автор"}, id="anonymous-complaint"),
     pytest.param("Банк передав мої дані колекторам", {"поширення", "відомість"}, id="data-passed-on"),
     pytest.param("Хто бачить дані про моє здоров'я?", {"обробка", "персональний"}, id="health-data"),
