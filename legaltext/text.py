@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 _WORD = re.compile(r"[0-9A-Za-zÏïА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
@@ -186,11 +187,52 @@ def spelled(word: str) -> str:
     return word
 
 
+SURZHYK_FILE = Path(__file__).with_name("surzhyk.tsv")
+
+
+def read_surzhyk(path: Path) -> dict[str, str]:
+    """The file's forms (``surzhyk.tsv``: its header says how to write one); a form given twice or a line that is
+    not «form TAB Ukrainian form» is an error naming the line."""
+    table: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        typed, _, ukrainian = (part.strip() for part in line.partition("\t"))
+        if not typed or not ukrainian or " " in typed:
+            raise ValueError(f"{path}:{number}: expected «form TAB Ukrainian form»")
+        if typed in table:
+            raise ValueError(f"{path}:{number}: «{typed}» is given twice")
+        table[typed] = ukrainian
+    return table
+
+
+@lru_cache(maxsize=1)
+def _surzhyk() -> dict[str, str]:
+    return read_surzhyk(SURZHYK_FILE)
+
+
+def _in_case_of(typed: str, word: str) -> str:
+    """``word`` in the letter case of ``typed``: all capitals, a first capital, or as it is."""
+    if typed.isupper() and len(typed) > 1:
+        return word.upper()
+    return word[0].upper() + word[1:] if typed[0].isupper() else word
+
+
+def ukrainian_words(text: str) -> str:
+    """``text`` with each Russian or surzhyk form of ``surzhyk.tsv`` written in Ukrainian («уволили» →
+    «звільнили»), its capital kept; every other character as it was."""
+    table = _surzhyk()
+
+    def ukrainian(m: re.Match[str]) -> str:
+        found = table.get(m.group().lower())
+        return _in_case_of(m.group(), found) if found else m.group()
+
+    return _WORD.sub(ukrainian, text)
+
+
 def _mended_word(word: str) -> str:
     fixed = spelled(word.lower())
-    if fixed == word.lower():
-        return word
-    return fixed.upper() if word.isupper() and len(word) > 1 else (fixed.capitalize() if word[0].isupper() else fixed)
+    return word if fixed == word.lower() else _in_case_of(word, fixed)
 
 
 def mended(text: str) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from knowledge.lexical import document_vector, question_vector, term_id
 from legaltext.lay_terms import EXPANSION_WEIGHT
 from legaltext.text import (
+    SURZHYK_FILE,
     _morph,
     as_question,
     content_lemmas,
@@ -14,8 +17,10 @@ from legaltext.text import (
     lemma,
     mended,
     question_lemmas,
+    read_surzhyk,
     readings,
     spelled,
+    ukrainian_words,
     verbal_nouns,
     without_courtesies,
 )
@@ -104,6 +109,31 @@ def test_a_question_typed_without_a_capital_or_its_mark_reads_as_one(typed: str,
 ])
 def test_the_courtesies_a_message_opens_and_closes_with_are_not_the_question(typed: str, asked: str) -> None:
     assert without_courtesies(typed) == asked
+
+
+def test_russian_and_surzhyk_forms_are_read_in_ukrainian_before_slips_are_mended() -> None:
+    typed = "Мене УВОЛИЛИ без отработки, а отпуска не дали. Сосід каже, що так положено."
+    assert ukrainian_words(typed) == ("Мене ЗВІЛЬНИЛИ без відпрацювання, а відпустки не дали. Сусід каже, що так "
+                                      "належить.")
+    assert mended("отпуска") == "опуска"  # why the table reads first: one letter from a Ukrainian word
+    assert ukrainian_words("Лишити дитину вдома на вихідні") == "Лишити дитину вдома на вихідні"
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("отпуск\tвідпустка\nотпуск\tвідпуск\n", "given twice"),
+    ("отпуск відпустка\n", "expected"),
+    ("два слова\tвідпустка\n", "expected"),
+])
+def test_a_malformed_or_repeated_surzhyk_line_is_an_error(tmp_path: Path, text: str, error: str) -> None:
+    path = tmp_path / "surzhyk.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=error):
+        read_surzhyk(path)
+
+
+def test_the_shipped_surzhyk_table_reads() -> None:
+    table = read_surzhyk(SURZHYK_FILE)
+    assert table["уволили"] == "звільнили" and all(k == k.lower() for k in table)
 
 
 def test_a_compound_the_dictionary_lacks_is_also_read_as_its_parts() -> None:

@@ -355,6 +355,11 @@ def test_intake_reads_the_question_without_the_greeting_and_the_thanks_around_it
     assert section.normalized == "Чи можуть звільнити на лікарняному?"
 
 
+def test_intake_reads_a_russian_word_in_ukrainian_not_as_a_slip() -> None:
+    section = take("Скільки днів отпуска положено по закону?")
+    assert section.normalized == "Скільки днів відпустки належить по закону?"
+
+
 def test_intake_reads_a_question_typed_without_a_capital_or_its_mark_as_one() -> None:
     section = take("чи можуть звільнити мене на лікарняному")
     assert section.normalized == "Чи можуть звільнити мене на лікарняному?"
