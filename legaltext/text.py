@@ -237,7 +237,7 @@ def _mended_word(word: str) -> str:
 
 def mended(text: str) -> str:
     """``text`` with each word's typing slip mended as ``spelled`` mends it (a capital kept), every other character
-    as it was: the text a model embeds, which reads «заотіли» as no word at all."""
+    as it was: the text a model embeds, which reads «поясненя» as no word at all."""
     return _WORD.sub(lambda m: "-".join(_mended_word(p) if p else p for p in m.group().split("-")), text)
 
 
