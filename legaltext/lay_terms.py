@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from legaltext.tables import read_pairs
 from legaltext.text import content_lemmas, content_readings
 
 EXPANSION_WEIGHT = 0.5  # an added statutory word counts half a word the user typed
@@ -30,20 +31,8 @@ DATA_FILE = Path(__file__).with_name("lay_terms.tsv")
 
 
 def read_terms(path: Path) -> dict[str, str]:
-    """The entries of a thesaurus file, in its order: ``lay phrase<TAB>statutory words``; blank lines and ``#``
-    comments skipped. A malformed line or a lay phrase given twice is an error, not a silent override."""
-    terms: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        lay, tab, legal = line.partition("\t")
-        lay, legal = lay.strip(), legal.strip()
-        if not tab or not lay or not legal:
-            raise ValueError(f"{path.name}:{number}: expected 'lay phrase<TAB>statutory words', got {line!r}")
-        if lay in terms:
-            raise ValueError(f"{path.name}:{number}: {lay!r} is given twice")
-        terms[lay] = legal
-    return terms
+    """The entries of a thesaurus file, in its order (``legaltext.tables.read_pairs``)."""
+    return read_pairs(path, shape="lay phrase<TAB>statutory words")
 
 
 LAY_TERMS: dict[str, str] = read_terms(DATA_FILE)

@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from legaltext.tables import read_pairs
+
 _WORD = re.compile(r"[0-9A-Za-zÏïА-Яа-яЁёІіЇїЄєҐґ'’ʼ-]+")
 _APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
 # Latin letters drawn like Cyrillic ones. A keyboard without «і» (the Russian layout) or a phone's autocorrect puts
@@ -191,19 +193,8 @@ SURZHYK_FILE = Path(__file__).with_name("surzhyk.tsv")
 
 
 def read_surzhyk(path: Path) -> dict[str, str]:
-    """The file's forms (``surzhyk.tsv``: its header says how to write one); a form given twice or a line that is
-    not «form TAB Ukrainian form» is an error naming the line."""
-    table: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        typed, _, ukrainian = (part.strip() for part in line.partition("\t"))
-        if not typed or not ukrainian or " " in typed:
-            raise ValueError(f"{path}:{number}: expected «form TAB Ukrainian form»")
-        if typed in table:
-            raise ValueError(f"{path}:{number}: «{typed}» is given twice")
-        table[typed] = ukrainian
-    return table
+    """The file's forms (``surzhyk.tsv``: its header says how to write one; ``legaltext.tables.read_pairs``)."""
+    return read_pairs(path, shape="form<TAB>Ukrainian form", one_word_keys=True)
 
 
 @lru_cache(maxsize=1)

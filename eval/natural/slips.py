@@ -19,7 +19,7 @@ from pathlib import Path
 
 SLIPS_PER_QUESTION = 2
 SLIP_MIN_LETTERS = 6
-_LETTERS = re.compile(r"\W")
+_NOT_LETTER = re.compile(r"\W")
 _PUNCTUATION = re.compile(r"[^\w\s'’-]")
 OPENINGS = ("Доброго дня! ", "Добрий день. Підкажіть, будь ласка. ", "Вітаю! Маю питання. ",
             "Здравствуйте, допоможіть, будь ласка. ")
@@ -41,7 +41,7 @@ def slipped_word(word: str, rng: random.Random) -> str:
 
 def with_slips(question: str, rng: random.Random) -> str:
     words = question.split()
-    long = [i for i, w in enumerate(words) if len(_LETTERS.sub("", w)) >= SLIP_MIN_LETTERS]
+    long = [i for i, w in enumerate(words) if len(_NOT_LETTER.sub("", w)) >= SLIP_MIN_LETTERS]
     for i in rng.sample(long, min(SLIPS_PER_QUESTION, len(long))):
         words[i] = slipped_word(words[i], rng)
     return " ".join(words)
