@@ -226,6 +226,12 @@ EXPANDS = [
     pytest.param("Чи можна судити президента?", {"недоторканність"}, id="trying-a-president"),
     pytest.param("Чи можу я сам обрати адвоката?", {"захисник", "вибір"}, id="choosing-a-lawyer"),
     pytest.param("Чи врахує суд думку дитини?", {"вислуханий"}, id="the-childs-view"),
+    pytest.param("Коли платять декретні?", {"вагітність", "пологи"}, id="maternity-pay"),
+    pytest.param("Чоловік мобік, що йому положено?", {"призваний", "мобілізація"}, id="a-mobilised-soldier"),
+    pytest.param("Як поділити нажите майно?", {"набутий", "подружжя"}, id="property-of-the-marriage"),
+    pytest.param("Хочу переписати квартиру на сина", {"дарування", "заповіт"}, id="signing-a-flat-over"),
+    pytest.param("Гілки сусідського дерева звисають на мій город", {"корінь", "проникнення"}, id="a-neighbours-branches"),
+    pytest.param("Його відпустили під заставу", {"запобіжний", "варта"}, id="out-on-bail"),
 ]
 
 

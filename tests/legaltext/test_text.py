@@ -119,6 +119,12 @@ def test_russian_and_surzhyk_forms_are_read_in_ukrainian_before_slips_are_mended
     assert ukrainian_words("Лишити дитину вдома на вихідні") == "Лишити дитину вдома на вихідні"
 
 
+def test_the_military_and_rental_words_people_type_in_russian_are_read_in_ukrainian() -> None:
+    assert ukrainian_words("Прийшла повестка з военкомата, а в мене отсрочка") == (
+        "Прийшла повістка з військкомату, а в мене відстрочка")
+    assert ukrainian_words("Арендатор не платить за аренду") == "Орендар не платить за оренду"
+
+
 @pytest.mark.parametrize(("text", "error"), [
     ("отпуск\tвідпустка\nотпуск\tвідпуск\n", "given twice"),
     ("отпуск відпустка\n", "expected"),
