@@ -230,7 +230,8 @@ EXPANDS = [
     pytest.param("Чоловік мобік, що йому положено?", {"призваний", "мобілізація"}, id="a-mobilised-soldier"),
     pytest.param("Як поділити нажите майно?", {"набутий", "подружжя"}, id="property-of-the-marriage"),
     pytest.param("Хочу переписати квартиру на сина", {"дарування", "заповіт"}, id="signing-a-flat-over"),
-    pytest.param("Гілки сусідського дерева звисають на мій город", {"корінь", "проникнення"}, id="a-neighbours-branches"),
+    pytest.param("Гілки сусідського дерева звисають на мій город", {"корінь", "проникнення"},
+                 id="a-neighbours-branches"),
     pytest.param("Його відпустили під заставу", {"запобіжний", "варта"}, id="out-on-bail"),
 ]
 
