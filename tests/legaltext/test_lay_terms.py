@@ -300,6 +300,8 @@ NOT_EXPANDED = [
     pytest.param("Чоловік з дружиною хочуть помиритися після сварки", {"мировий"},
                  id="spouses-reconciling-is-not-a-settlement"),
     pytest.param("Брат забрав мою банківську картку", {"безготівковий"}, id="a-brother-is-not-taking-cards"),
+    pytest.param("На співбесіді питали, чи планую народжувати дітей", {"вислуханий"},
+                 id="asked-about-children-is-not-hearing-a-child"),
 ]
 
 
