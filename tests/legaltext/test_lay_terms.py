@@ -233,6 +233,10 @@ EXPANDS = [
     pytest.param("Гілки сусідського дерева звисають на мій город", {"корінь", "проникнення"},
                  id="a-neighbours-branches"),
     pytest.param("Його відпустили під заставу", {"запобіжний", "варта"}, id="out-on-bail"),
+    pytest.param("За що можуть оголосити імпічмент?", {"усунення", "пост"}, id="impeachment"),
+    pytest.param("У державній лікарні кажуть платити в касу", {"безоплатно"}, id="paying-in-a-state-hospital"),
+    pytest.param("Як поскаржитися на слідчого?", {"бездіяльність"}, id="complaining-about-an-investigator"),
+    pytest.param("Рішення суду вже вступило в силу?", {"набрання", "законний"}, id="a-judgment-in-force"),
 ]
 
 
